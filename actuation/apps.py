@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ActuationConfig(AppConfig):
+    name = "actuation"
+    verbose_name = "Actuation (proposals and approvals)"

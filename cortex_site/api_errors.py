@@ -1,0 +1,69 @@
+"""One error shape for every API error: {"error": {"code", "message", "fields"}}."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import RequestDataTooBig
+from django.http import Http404, JsonResponse
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+
+class PayloadTooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_detail = "The request or one of its payloads is over the size limit."
+    default_code = "payload_too_large"
+
+
+class Unprocessable(exceptions.APIException):
+    status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
+    default_detail = "The request conflicts with an earlier one."
+    default_code = "unprocessable"
+
+
+def error_body(code: str, message: str, fields: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, "fields": fields or {}}}
+
+
+def _flatten(detail: Any) -> Any:
+    if isinstance(detail, dict):
+        return {key: _flatten(value) for key, value in detail.items()}
+    if isinstance(detail, list):
+        flat = [_flatten(item) for item in detail]
+        return flat[0] if len(flat) == 1 and isinstance(flat[0], str) else flat
+    return str(detail)
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, RequestDataTooBig):
+        exc = PayloadTooLarge()
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        fields = _flatten(exc.detail)
+        if not isinstance(fields, dict):
+            fields = {"non_field_errors": fields}
+        response.data = error_body("invalid", "The request is invalid.", fields)
+    elif isinstance(exc, exceptions.APIException):
+        code = exc.get_codes()
+        response.data = error_body(
+            code if isinstance(code, str) else exc.default_code, str(exc.detail)
+        )
+    return response
+
+
+def json_error(status_code: int, code: str, message: str) -> JsonResponse:
+    return JsonResponse(error_body(code, message), status=status_code)
+
+
+def handler404(request: Any, exception: Exception | None = None) -> JsonResponse:
+    return json_error(404, "not_found", "Not found.")
+
+
+def handler500(request: Any) -> JsonResponse:
+    return json_error(500, "server_error", "Internal error; nothing was written.")

