@@ -1,0 +1,87 @@
+"""`cortex up`: the whole system in one command, on the embedded default or on DATABASE_URL/REDIS_URL."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+
+from django.conf import settings
+from django.core.management import call_command, get_commands
+from django.core.management.base import BaseCommand, CommandParser
+
+from memory.services.operators import operator_ensure
+
+
+class Command(BaseCommand):
+    help = "Run Cortex: database, migrations, taxonomy, web server, Celery worker and beat."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--host", default="127.0.0.1")
+        parser.add_argument("--port", type=int, default=8000)
+        parser.add_argument("--workers", type=int, default=2, help="web worker processes")
+
+    def handle(self, *args: Any, host: str, port: int, workers: int, **options: Any) -> None:
+        call_command("migrate", interactive=False, verbosity=0)
+        if "taxonomy" in get_commands():
+            call_command("taxonomy", "sync", verbosity=0)
+        credentials = operator_ensure()
+        children = self._start_children(host=host, port=port, workers=workers)
+        base = f"http://{host}:{port}"
+        self.stdout.write(f"Cortex is up.\n  admin: {base}/admin/\n  API:   {base}/api/ "
+                          f"(docs {base}/api/docs/)")
+        if credentials:
+            self.stdout.write(
+                "  operator account created (shown once): "
+                f"username {credentials.username}  password {credentials.password}"
+            )
+        self.stdout.write("Ctrl-C stops everything.")
+        self._supervise(children)
+
+    def _start_children(self, *, host: str, port: int, workers: int) -> list[subprocess.Popen[bytes]]:
+        env = {**os.environ, "DATABASE_URL": settings.DATABASE_URL, "REDIS_URL": settings.REDIS_URL}
+        bin_dir = os.path.dirname(sys.executable)
+        commands = [
+            [os.path.join(bin_dir, "gunicorn"), "cortex_site.wsgi:application",
+             "--bind", f"{host}:{port}", "--workers", str(workers), "--access-logfile", "-"],
+            [os.path.join(bin_dir, "celery"), "-A", "cortex_site", "worker",
+             "--loglevel", "INFO", "--concurrency", "2"],
+            [os.path.join(bin_dir, "celery"), "-A", "cortex_site", "beat", "--loglevel", "INFO",
+             "--scheduler", "django_celery_beat.schedulers:DatabaseScheduler",
+             "--schedule", str(settings.CORTEX_HOME / "celerybeat-schedule")],
+        ]
+        # Each child in its own session: Ctrl-C reaches us only, and we stop them in order.
+        return [subprocess.Popen(cmd, env=env, start_new_session=True) for cmd in commands]
+
+    def _supervise(self, children: list[subprocess.Popen[bytes]]) -> None:
+        stopping = False
+
+        def stop(signum: int, frame: Any) -> None:
+            nonlocal stopping
+            stopping = True
+
+        signal.signal(signal.SIGINT, stop)
+        signal.signal(signal.SIGTERM, stop)
+        while not stopping:
+            if any(child.poll() is not None for child in children):
+                self.stderr.write("A Cortex process exited; stopping the others.")
+                break
+            time.sleep(0.2)
+        self._stop_children(children)
+        self.stdout.write("Cortex stopped.")
+
+    @staticmethod
+    def _stop_children(children: list[subprocess.Popen[bytes]]) -> None:
+        for child in children:
+            if child.poll() is None:
+                child.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + 20
+        for child in children:
+            try:
+                child.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
