@@ -13,7 +13,6 @@ import urllib.request
 from pathlib import Path
 
 import psutil
-import pytest
 
 CORTEX = shutil.which("cortex") or str(Path(sys.executable).parent / "cortex")
 

@@ -1,4 +1,4 @@
-"""`cortex up`: the whole system in one command, on the embedded default or on DATABASE_URL/REDIS_URL."""
+"""`cortex up`: the whole system in one command, embedded or on DATABASE_URL / REDIS_URL."""
 
 from __future__ import annotations
 
@@ -41,7 +41,9 @@ class Command(BaseCommand):
         self.stdout.write("Ctrl-C stops everything.")
         self._supervise(children)
 
-    def _start_children(self, *, host: str, port: int, workers: int) -> list[subprocess.Popen[bytes]]:
+    def _start_children(
+        self, *, host: str, port: int, workers: int
+    ) -> list[subprocess.Popen[bytes]]:
         env = {**os.environ, "DATABASE_URL": settings.DATABASE_URL, "REDIS_URL": settings.REDIS_URL}
         bin_dir = os.path.dirname(sys.executable)
         commands = [
