@@ -1,0 +1,3 @@
+from insight.models.cursors import AnalyzerCursor
+
+__all__ = ["AnalyzerCursor"]
