@@ -113,7 +113,7 @@ CORTEX_COMPILED_DIR = Path(os.environ.get("CORTEX_COMPILED_DIR", CORTEX_HOME / "
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "knox.auth.TokenAuthentication",
+        "memory.api.auth.AgentTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -122,6 +122,8 @@ REST_FRAMEWORK = {
 
 
     "UNAUTHENTICATED_USER": None,
+    "DEFAULT_THROTTLE_CLASSES": ["memory.api.throttling.AgentRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {"agent": os.environ.get("CORTEX_AGENT_RATE", "1200/min")},
 }
 
 REST_KNOX = {

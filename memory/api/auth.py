@@ -1,0 +1,39 @@
+"""Knox token authentication that loads the agent with the user, in one query."""
+
+from __future__ import annotations
+
+import binascii
+from hmac import compare_digest
+from typing import Any
+
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from knox.auth import TokenAuthentication
+from knox.crypto import hash_token
+from knox.models import get_token_model
+from knox.settings import CONSTANTS
+from rest_framework import exceptions
+
+
+class AgentTokenAuthentication(TokenAuthentication):
+    """Knox's checks (hashed token, expiry, active user) without its per-request sweep of every
+    other token of the user; expired tokens are refused (and removed) when presented."""
+
+    def authenticate_credentials(self, token: bytes) -> tuple[Any, Any]:
+        message = _("Invalid token.")
+        try:
+            text = token.decode("utf-8")
+            digest = hash_token(text)
+        except (UnicodeDecodeError, TypeError, binascii.Error) as error:
+            raise exceptions.AuthenticationFailed(message) from error
+        candidates = get_token_model().objects.filter(
+            token_key=text[: CONSTANTS.TOKEN_KEY_LENGTH]
+        ).select_related("user", "user__agent")
+        for auth_token in candidates:
+            if not compare_digest(digest, auth_token.digest):
+                continue
+            if auth_token.expiry is not None and auth_token.expiry < timezone.now():
+                auth_token.delete()
+                raise exceptions.AuthenticationFailed(_("Token expired."))
+            return self.validate_user(auth_token)
+        raise exceptions.AuthenticationFailed(message)

@@ -1,0 +1,205 @@
+"""Secrets out, text PostgreSQL accepts: what every string goes through before storage.
+
+`redact(text)` replaces each secret by `[REDACTED:<kind>]` and counts them; `sanitize(value)`
+does that to every string of a JSON value (dict keys included), drops NUL characters, replaces
+lone surrogates and non-finite floats. Both are idempotent: a second pass changes nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+MARKER_PREFIX = "[REDACTED:"
+_MAX_PASSES = 4
+
+
+def marker(kind: str) -> str:
+    return f"{MARKER_PREFIX}{kind}]"
+
+
+def _has_letter_and_digit(value: str) -> bool:
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+def _not_a_reference(value: str) -> bool:
+    """`$VAR`, `${VAR}`, `%(name)s`, `{{ var }}` and `<placeholder>` name a secret, not hold it."""
+    return not value.startswith(("$", "%(", "{{", "<"))
+
+
+@dataclass(frozen=True)
+class Rule:
+    kind: str
+    pattern: re.Pattern[str]
+    # Only groups named s1, s2, ... are replaced; without them, the whole match is.
+    plausible: Callable[[str], bool] = lambda value: True
+
+
+def _rule(kind: str, regex: str, plausible: Callable[[str], bool] | None = None) -> Rule:
+    return Rule(kind, re.compile(regex), plausible or (lambda value: True))
+
+
+_KEY_START = r"(?<![A-Za-z0-9_-])"
+_SECRET_NAME = (
+    r"(?:secret|passw(?:or)?d|token(?!s|iz)|api[_-]?key|access[_-]?key|private[_-]?key"
+    r"|credentials?)"
+)
+
+RULES: tuple[Rule, ...] = (
+    _rule(
+        "private-key",
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
+        r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+    ),
+    _rule("jwt", _KEY_START + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
+    _rule("anthropic-key", _KEY_START + r"sk-ant-[A-Za-z0-9_-]{20,}"),
+    _rule(
+        "openai-key",
+        _KEY_START + r"sk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}",
+    ),
+    _rule("github-pat", r"(?<![A-Za-z0-9_])(?:ghp_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
+    _rule("github-token", r"(?<![A-Za-z0-9_])gh[osur]_[A-Za-z0-9]{36,}"),
+    _rule("aws-access-key", r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])"),
+    _rule("slack-token", r"(?<![A-Za-z0-9])xox[abposre]-[A-Za-z0-9-]{10,}"),
+    _rule("slack-webhook", r"hooks\.slack\.com/services/(?P<s1>[A-Za-z0-9_/-]{10,})"),
+    _rule("google-api-key", _KEY_START + r"AIza[0-9A-Za-z_-]{35,}"),
+    _rule(
+        "url-password",
+        r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@\[\]]*:(?P<s1>[^\s/@\[\]]+)@",
+    ),
+    _rule(
+        "authorization-header",
+        r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?"
+        r"(?:(?:bearer|basic|token|digest|apikey)\s+(?P<s1>[^\s\"',;]{4,})"
+        r"|(?P<s2>[A-Za-z0-9._~+/=-]{16,}))",
+        lambda value: value.startswith(MARKER_PREFIX) or not value.isalpha(),
+    ),
+    _rule(
+        "bearer-token", r"(?i)\bbearer\s+(?P<s1>[A-Za-z0-9._~+/-]{16,}=*)", _has_letter_and_digit
+    ),
+    _rule(
+        "secret-assignment",
+        r"(?<![A-Za-z0-9_])(?:export\s+)?[A-Z0-9_]*"
+        r"(?:SECRET|PASSWORD|PASSWD|TOKEN(?!S|IZ)|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)"
+        r"[A-Z0-9_]*\s*=\s*"
+        r"(?:\"(?P<s1>[^\"\n]+)\"|'(?P<s2>[^'\n]+)'|(?P<s3>[^\s\"'#;&|]+))",
+        _not_a_reference,
+    ),
+    _rule(
+        "secret-assignment",
+        r"(?i)(?<![A-Za-z0-9_])[\"']?[a-z0-9_.-]*" + _SECRET_NAME + r"[a-z0-9_.-]*[\"']?\s*[:=]\s*"
+        r"(?:\"(?P<s1>[^\"\n]{4,})\"|'(?P<s2>[^'\n]{4,})'"
+        r"|(?P<s3>[A-Za-z0-9+/=_!@#%^*~-]{8,})(?![\w(.\[]))",
+        lambda value: _not_a_reference(value)
+        and (value.startswith(MARKER_PREFIX) or not value.isidentifier() or "_" not in value),
+    ),
+)
+
+# One cheap scan decides whether a string needs the rules at all (most do not).
+_TRIGGER = re.compile(
+    r"PRIVATE KEY|eyJ|sk-|gh[pousr]_|github_pat_|AKIA|ASIA|xox|hooks\.slack|AIza|://"
+    r"|(?i:authorization|bearer|secret|passw|token|api.?key|access.?key|private.?key|credential)"
+)
+
+SECRET_FIELD_NAMES = frozenset(
+    {
+        "password", "passwd", "secret", "client_secret", "api_key", "apikey", "x-api-key",
+        "access_token", "refresh_token", "auth_token", "id_token", "token", "private_key",
+        "secret_key", "secret_access_key", "aws_secret_access_key", "authorization",
+    }
+)
+
+
+def _replacer(rule: Rule, counter: list[int]) -> Callable[[re.Match[str]], str]:
+    def replace(match: re.Match[str]) -> str:
+        whole = match.group(0)
+        groups = [name for name, value in match.groupdict().items() if value is not None]
+        if not groups:
+            counter[0] += 1
+            return marker(rule.kind)
+        name = groups[0]
+        value = match.group(name)
+        if value.startswith(MARKER_PREFIX) or not rule.plausible(value):
+            return whole
+        counter[0] += 1
+        start, end = match.start(name) - match.start(), match.end(name) - match.start()
+        return whole[:start] + marker(rule.kind) + whole[end:]
+
+    return replace
+
+
+def redact(text: str) -> tuple[str, int]:
+    """Replace every secret in `text`; return the new text and how many were replaced."""
+    if not _TRIGGER.search(text):
+        return text, 0
+    counter = [0]
+    for _ in range(_MAX_PASSES):
+        before = text
+        for rule in RULES:
+            text = rule.pattern.sub(_replacer(rule, counter), text)
+        if text == before:
+            break
+    return text, counter[0]
+
+
+def clean_text(text: str) -> str:
+    """Drop NUL characters and replace lone surrogates: PostgreSQL refuses both."""
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # Pairs written as two code points are joined; lone halves become U+FFFD.
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
+def sanitize_text(text: str) -> tuple[str, int]:
+    return redact(clean_text(text))
+
+
+def _is_secret_field(key: str, value: Any) -> bool:
+    return (
+        isinstance(value, str)
+        and bool(value)
+        and not value.startswith(MARKER_PREFIX)
+        and key.lower() in SECRET_FIELD_NAMES
+    )
+
+
+def sanitize(value: Any) -> tuple[Any, int]:
+    """Sanitize a JSON value: every string, dict keys included. Returns (value, redactions)."""
+    if isinstance(value, str):
+        return sanitize_text(value)
+    if isinstance(value, dict):
+        return _sanitize_dict(value)
+    if isinstance(value, list | tuple):
+        out, total = [], 0
+        for item in value:
+            clean, count = sanitize(item)
+            out.append(clean)
+            total += count
+        return out, total
+    if isinstance(value, float) and not math.isfinite(value):
+        return None, 0
+    return value, 0
+
+
+def _sanitize_dict(value: dict[Any, Any]) -> tuple[dict[str, Any], int]:
+    out: dict[str, Any] = {}
+    total = 0
+    for raw_key, item in value.items():
+        key, count = sanitize_text(raw_key if isinstance(raw_key, str) else str(raw_key))
+        total += count
+        if _is_secret_field(key, item):
+            out[key] = marker("secret-field")
+            total += 1
+            continue
+        out[key], count = sanitize(item)
+        total += count
+    return out, total

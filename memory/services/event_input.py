@@ -1,0 +1,190 @@
+"""Checks and normalizes the events producers and agents hand to Layer 1.
+
+Every problem is reported against the field that has it; nothing echoes a value (it might be
+a secret). The whole batch is refused when one event is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from memory import clock, redaction
+
+MAX_SOURCE_ID_CHARS = 512
+MAX_TEXT_CHARS = 255
+TEXT_FIELDS = ("type", "subtype", "actor", "project")
+CORRELATION_FIELDS = ("session", "thread", "parent")
+SERVER_OWNED = frozenset({"id", "recorded_at", "source", "redaction_count", "txid"})
+ALLOWED = frozenset({"source_id", "occurred_at", "correlation", "payload", *TEXT_FIELDS})
+
+Errors = dict[str, Any]
+
+
+class EventsRejected(Exception):
+    """The batch is refused as a whole. `fields` maps event index -> field -> message."""
+
+    def __init__(self, fields: dict[str, Any], *, too_large: bool = False) -> None:
+        super().__init__("events rejected")
+        self.fields = fields
+        self.too_large = too_large
+
+
+@dataclass(frozen=True)
+class EventRow:
+    source_id: str
+    occurred_at: datetime
+    type: str
+    subtype: str
+    actor: str
+    project: str
+    correlation_session: str
+    correlation_thread: str
+    correlation_parent: str
+    payload_json: str
+    redaction_count: int
+
+
+def _text(value: Any, *, limit: int, required: bool = False) -> tuple[str, str | None]:
+    if value is None:
+        return "", ("This field is required." if required else None)
+    if not isinstance(value, str):
+        return "", "Must be a string."
+    if required and not value.strip():
+        return "", "May not be blank."
+    if len(value) > limit:
+        return "", f"At most {limit} characters."
+    return value, None
+
+
+def _occurred_at(value: Any) -> tuple[datetime, str | None]:
+    if value is None:
+        return clock.now(), None
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            return clock.now(), "Must be an ISO 8601 date-time."
+    if not isinstance(value, datetime):
+        return clock.now(), "Must be an ISO 8601 date-time."
+    # A timestamp without an offset is read as UTC.
+    return (value if value.tzinfo else value.replace(tzinfo=UTC)), None
+
+
+def _correlation(value: Any, errors: Errors) -> list[str]:
+    if value is None:
+        return ["", "", ""]
+    if not isinstance(value, Mapping):
+        errors["correlation"] = "Must be an object with session, thread and parent."
+        return ["", "", ""]
+    unknown = sorted(set(value) - set(CORRELATION_FIELDS))
+    nested: Errors = {str(key): "Unknown field." for key in unknown}
+    out = []
+    for name in CORRELATION_FIELDS:
+        text, error = _text(value.get(name), limit=MAX_TEXT_CHARS)
+        if error:
+            nested[name] = error
+        out.append(text)
+    if nested:
+        errors["correlation"] = nested
+    return out
+
+
+def _dump(payload: Mapping[str, Any]) -> bytes:
+    try:
+        return orjson.dumps(payload)
+    except TypeError:  # ints beyond 64 bits, exotic types: the slow, lenient path
+        return json.dumps(payload, default=str, ensure_ascii=False).encode()
+
+
+def _unknown_fields(event: Mapping[str, Any], errors: Errors) -> None:
+    for key in event:
+        if key in SERVER_OWNED:
+            errors[str(key)] = "Set by the server; it cannot be sent."
+        elif key not in ALLOWED:
+            errors[str(key)] = "Unknown field."
+
+
+def event_row_parse(event: Any, *, max_payload_bytes: int) -> tuple[EventRow | None, Errors, bool]:
+    """One event -> (row, errors, payload too large). The row is sanitized."""
+    if not isinstance(event, Mapping):
+        return None, {"non_field_errors": "Each event must be an object."}, False
+    errors: Errors = {}
+    _unknown_fields(event, errors)
+    source_id, error = _text(event.get("source_id"), limit=MAX_SOURCE_ID_CHARS, required=True)
+    if error:
+        errors["source_id"] = error
+    texts = {}
+    for name in TEXT_FIELDS:
+        texts[name], error = _text(event.get(name), limit=MAX_TEXT_CHARS)
+        if error:
+            errors[name] = error
+    occurred_at, error = _occurred_at(event.get("occurred_at"))
+    if error:
+        errors["occurred_at"] = error
+    correlation = _correlation(event.get("correlation"), errors)
+    payload = event.get("payload")
+    if payload is None:
+        payload = {}
+    if not isinstance(payload, Mapping):
+        errors["payload"] = "Must be an object."
+    if errors:
+        return None, errors, False
+    return _sanitized_row(
+        source_id, texts, occurred_at, correlation, payload, max_payload_bytes=max_payload_bytes
+    )
+
+
+def _sanitized_row(
+    source_id: str,
+    texts: dict[str, str],
+    occurred_at: datetime,
+    correlation: list[str],
+    payload: Mapping[str, Any],
+    *,
+    max_payload_bytes: int,
+) -> tuple[EventRow | None, Errors, bool]:
+    total = 0
+    clean_texts = []
+    for value in (source_id, *(texts[name] for name in TEXT_FIELDS), *correlation):
+        clean, count = redaction.sanitize_text(value)
+        clean_texts.append(clean)
+        total += count
+    clean_payload, count = redaction.sanitize(dict(payload))
+    total += count
+    payload_bytes = _dump(clean_payload)
+    if len(payload_bytes) > max_payload_bytes:
+        return None, {"payload": f"Over the size limit of {max_payload_bytes} bytes."}, True
+    source_id, type_, subtype, actor, project, session, thread, parent = clean_texts
+    row = EventRow(
+        source_id=source_id, occurred_at=occurred_at, type=type_, subtype=subtype, actor=actor,
+        project=project, correlation_session=session, correlation_thread=thread,
+        correlation_parent=parent, payload_json=payload_bytes.decode(), redaction_count=total,
+    )
+    return row, {}, False
+
+
+def event_rows_parse(
+    events: Sequence[Any], *, max_batch: int, max_payload_bytes: int
+) -> list[EventRow]:
+    """All events of a batch, checked and sanitized, or EventsRejected naming every problem."""
+    if len(events) > max_batch:
+        raise EventsRejected({"events": f"At most {max_batch} events per batch."})
+    rows: list[EventRow] = []
+    problems: dict[str, Any] = {}
+    too_large = False
+    for index, event in enumerate(events):
+        row, errors, over = event_row_parse(event, max_payload_bytes=max_payload_bytes)
+        if row is None:
+            problems[str(index)] = errors
+            too_large = too_large or over
+        else:
+            rows.append(row)
+    if problems:
+        raise EventsRejected(problems, too_large=too_large)
+    return rows

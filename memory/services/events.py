@@ -1,0 +1,189 @@
+"""Layer 1 writes: append events to the immutable log, idempotently, a batch at a time."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import orjson
+from django.conf import settings
+from django.db import connection, transaction
+
+from memory import clock
+from memory.models.events import MemoryEvent, new_event_id
+from memory.services.event_input import EventRow, EventsRejected, event_rows_parse
+
+__all__ = [
+    "EventAppendResult",
+    "EventsRejected",
+    "IdempotencyKeyConflict",
+    "event_append_keyed",
+    "event_append_many",
+]
+
+# One statement for the whole batch. Rows go in ordered by source_id so that concurrent
+# batches wait on each other's conflicting keys in the same order (no deadlock). A conflict
+# with a row of a transaction still in flight waits for its outcome, so every id read back
+# afterwards belongs to a committed row (or to the caller's own transaction).
+_INSERT = """
+INSERT INTO memory_memoryevent
+    (id, source, source_id, occurred_at, recorded_at, type, subtype, actor, project,
+     correlation_session, correlation_thread, correlation_parent, payload, redaction_count)
+SELECT u.id, %s, u.source_id, u.occurred_at, %s, u.type, u.subtype, u.actor, u.project,
+       u.session, u.thread, u.parent, u.payload::jsonb, u.redactions
+FROM unnest(%s::text[], %s::text[], %s::timestamptz[], %s::text[], %s::text[], %s::text[],
+            %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::int[])
+     AS u(id, source_id, occurred_at, type, subtype, actor, project, session, thread, parent,
+          payload, redactions)
+ORDER BY u.source_id
+ON CONFLICT (source, source_id) DO NOTHING
+RETURNING source_id, id
+"""
+
+_EXISTING = """
+SELECT source_id, id FROM memory_memoryevent WHERE source = %s AND source_id = ANY(%s::text[])
+"""
+
+_INSERT_KEY = """
+INSERT INTO memory_eventidempotencykey (source, key, body_sha256, event_id, created_at)
+VALUES (%s, %s, %s, %s, %s)
+ON CONFLICT (source, key) DO NOTHING
+RETURNING id
+"""
+
+_STORED_KEY = """
+SELECT body_sha256, event_id FROM memory_eventidempotencykey WHERE source = %s AND key = %s
+"""
+
+
+@dataclass(frozen=True)
+class EventAppendResult:
+    id: str
+    source_id: str
+    created: bool
+
+
+class IdempotencyKeyConflict(Exception):
+    """The Idempotency-Key was already used with a different body."""
+
+
+def _checked_source(source: str) -> str:
+    if not isinstance(source, str) or not source.strip() or len(source) > 200:
+        raise ValueError("source must be a non-empty string of at most 200 characters")
+    return source
+
+
+def _insert(source: str, rows: Sequence[EventRow], ids: Mapping[str, str]) -> dict[str, str]:
+    columns: list[list[Any]] = [[] for _ in range(12)]
+    for row in rows:
+        values = (
+            ids[row.source_id], row.source_id, row.occurred_at, row.type, row.subtype, row.actor,
+            row.project, row.correlation_session, row.correlation_thread,
+            row.correlation_parent, row.payload_json, row.redaction_count,
+        )
+        for column, value in zip(columns, values, strict=True):
+            column.append(value)
+    with connection.cursor() as cursor:
+        cursor.execute(_INSERT, [source, clock.now(), *columns])
+        return dict(cursor.fetchall())
+
+
+def _existing(source: str, source_ids: Sequence[str]) -> dict[str, str]:
+    with connection.cursor() as cursor:
+        cursor.execute(_EXISTING, [source, list(source_ids)])
+        return dict(cursor.fetchall())
+
+
+def event_append_many(
+    *, source: str, events: Sequence[Mapping[str, Any]]
+) -> list[EventAppendResult]:
+    """Append a batch (up to CORTEX_MAX_BATCH) under `source`; one result per event, in order.
+
+    Sanitizes every string, refuses the whole batch (EventsRejected) if one event is wrong,
+    and stores each (source, source_id) once: repeats answer the stored id, created=False.
+    """
+    source = _checked_source(source)
+    rows = event_rows_parse(
+        events,
+        max_batch=settings.CORTEX_MAX_BATCH,
+        max_payload_bytes=settings.CORTEX_MAX_PAYLOAD_BYTES,
+    )
+    firsts: dict[str, EventRow] = {}
+    for row in rows:
+        firsts.setdefault(row.source_id, row)
+    ids = {source_id: new_event_id() for source_id in firsts}
+    with transaction.atomic():
+        inserted = _insert(source, list(firsts.values()), ids) if firsts else {}
+        missing = [source_id for source_id in firsts if source_id not in inserted]
+        stored = {**inserted, **(_existing(source, missing) if missing else {})}
+    if len(stored) != len(firsts):
+        raise RuntimeError("an event neither inserted nor found; refusing to answer")
+    return _results(rows, stored, set(inserted))
+
+
+def _results(
+    rows: Sequence[EventRow], stored: Mapping[str, str], inserted: set[str]
+) -> list[EventAppendResult]:
+    results = []
+    for row in rows:
+        created = row.source_id in inserted
+        inserted.discard(row.source_id)  # a repeat within the batch is not created twice
+        results.append(EventAppendResult(stored[row.source_id], row.source_id, created))
+    return results
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _body_digest(event: Mapping[str, Any]) -> str:
+    try:
+        body = orjson.dumps(event, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    except TypeError:
+        body = json.dumps(event, sort_keys=True, default=str).encode()
+    return _sha256(body)
+
+
+def _answer_for_key(stored: tuple[str, str], digest: str) -> EventAppendResult:
+    body_sha256, event_id = stored
+    if body_sha256 != digest:
+        raise IdempotencyKeyConflict("this Idempotency-Key was used with a different body")
+    source_id = MemoryEvent.objects.values_list("source_id", flat=True).get(id=event_id)
+    return EventAppendResult(event_id, source_id, False)
+
+
+def _stored_key(source: str, key_hash: str) -> tuple[str, str] | None:
+    with connection.cursor() as cursor:
+        cursor.execute(_STORED_KEY, [source, key_hash])
+        return cursor.fetchone()
+
+
+def _key_insert(source: str, key_hash: str, digest: str, event_id: str, now: datetime) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute(_INSERT_KEY, [source, key_hash, digest, event_id, now])
+        return cursor.fetchone() is not None
+
+
+def event_append_keyed(
+    *, source: str, event: Mapping[str, Any], idempotency_key: str
+) -> EventAppendResult:
+    """Append one event under an Idempotency-Key: the same key with the same body answers the
+    first result (created=False); with another body, IdempotencyKeyConflict and nothing written.
+    """
+    source = _checked_source(source)
+    event_rows_parse([event], max_batch=1, max_payload_bytes=settings.CORTEX_MAX_PAYLOAD_BYTES)
+    key_hash, digest = _sha256(idempotency_key.encode()), _body_digest(event)
+    with transaction.atomic():
+        stored = _stored_key(source, key_hash)
+        if stored is not None:
+            return _answer_for_key(stored, digest)
+        result = event_append_many(source=source, events=[event])[0]
+        if not _key_insert(source, key_hash, digest, result.id, clock.now()):
+            stored = _stored_key(source, key_hash)
+            assert stored is not None
+            return _answer_for_key(stored, digest)
+        return result
