@@ -178,12 +178,12 @@ def _payload(
     payload = record
     if len(raw) > STRING_LIMIT:
         limit, cuts = STRING_LIMIT, list[int]()
-        payload = _cut_strings(record, limit, cuts)
+        payload = cut_long_strings(record, limit, cuts)
         while len(raw) > ctx.payload_limit // 2 and limit > 256:
             if len(orjson.dumps(payload)) < ctx.payload_limit * 9 // 10:
                 break
             limit, cuts = limit // 4, list[int]()  # many medium strings still add up: cut harder
-            payload = _cut_strings(record, limit, cuts)
+            payload = cut_long_strings(record, limit, cuts)
         truncations.extend(cuts)
     marks: dict[str, Any] = {"file": ctx.rel_path, "offset": offset}
     if record.get("type") == "assistant":
@@ -195,7 +195,7 @@ def _payload(
     return {**payload, "_cortex": marks}
 
 
-def _cut_strings(value: Any, limit: int, truncations: list[int]) -> Any:
+def cut_long_strings(value: Any, limit: int, truncations: list[int]) -> Any:
     if isinstance(value, str):
         if len(value) * 4 <= limit:
             return value
@@ -210,7 +210,7 @@ def _cut_strings(value: Any, limit: int, truncations: list[int]) -> Any:
             "head": data[:limit].decode("utf-8", "ignore"),
         }
     if isinstance(value, dict):
-        return {k: _cut_strings(v, limit, truncations) for k, v in value.items()}
+        return {k: cut_long_strings(v, limit, truncations) for k, v in value.items()}
     if isinstance(value, list):
-        return [_cut_strings(v, limit, truncations) for v in value]
+        return [cut_long_strings(v, limit, truncations) for v in value]
     return value
