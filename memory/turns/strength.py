@@ -1,0 +1,58 @@
+"""Cortex's own entity strength model (SPEC section 4), run in turns instead of days.
+
+    strength = base x 0.5 ^ (elapsed / half_life) x (1 + 0.1 x log2(retrievals + 1))
+
+with no feedback (reward_factor 1), the normal route (1.0) and a neutral emotional
+multiplier (1.0): the model is given no more than the engine knows. An item counts
+as present while its strength is at least `threshold` (0.35, the injection cut-off);
+under a budget the weakest goes first.
+The default half-life gives a never-recalled item the engine's lifetime (13 turns),
+so the two differ only in how a recall counts: a restarted clock and a logarithmic
+boost here, a multiplied stability there.
+"""
+
+from __future__ import annotations
+
+import math
+
+from memory.turns.base import InvalidParameter, Item, Rank, TurnMemory
+from memory.turns.engine import (
+    DEFAULT_BASELINE_STABILITY,
+    DEFAULT_EVICTION_THRESHOLD,
+    check_threshold,
+)
+
+DEFAULT_STRENGTH_THRESHOLD = 0.35
+DEFAULT_HALF_LIFE = (DEFAULT_BASELINE_STABILITY * math.log(1 / DEFAULT_EVICTION_THRESHOLD)
+                     / math.log2(1 / DEFAULT_STRENGTH_THRESHOLD))
+
+
+def strength(elapsed: int, retrievals: int, half_life: float, base: float = 1.0) -> float:
+    return base * 0.5 ** (max(elapsed, 0) / half_life) * (1 + 0.1 * math.log2(retrievals + 1))
+
+
+class StrengthModel(TurnMemory):
+    label = "strength"
+
+    def __init__(self, *, threshold: float | None = DEFAULT_STRENGTH_THRESHOLD,
+                 half_life: float = DEFAULT_HALF_LIFE, capacity: int | None = None) -> None:
+        super().__init__(capacity=capacity)
+        if threshold is None and capacity is None:
+            raise InvalidParameter("a strength model without a threshold needs a capacity")
+        self.threshold = None if threshold is None else check_threshold(threshold, "threshold")
+        if isinstance(half_life, bool) or not isinstance(half_life, int | float) or half_life <= 0:
+            raise InvalidParameter(f"half_life must be a number > 0, got {half_life!r}")
+        self.half_life = float(half_life)
+
+    def strength(self, mem_id: str, current_turn: int) -> float | None:
+        item = self.get(mem_id)
+        return None if item is None else self._strength(item, current_turn)
+
+    def _strength(self, item: Item, current_turn: int) -> float:
+        return strength(current_turn - item.last_touched, item.recall_count - 1, self.half_life)
+
+    def _expired(self, item: Item, current_turn: int) -> bool:
+        return self.threshold is not None and self._strength(item, current_turn) < self.threshold
+
+    def _rank(self, item: Item, current_turn: int) -> Rank:
+        return (self._strength(item, current_turn),)
