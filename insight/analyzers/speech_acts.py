@@ -1,0 +1,104 @@
+"""Speech acts: every interaction message typed by its illocutionary act (Austin/Searle),
+with its sentiment -> `interaction`, so that one can ask "mostly directive with agent X".
+
+Each sentence gets its acts from the lexicon (a sentence may be both expressive and
+directive: "Great, now add tests."); the message takes the act most of its sentences
+perform, ties going to the more binding act (PRIORITY)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from insight.analyzers.base import Analyzer, Event, ObservationDraft
+from insight.analyzers.events import (
+    actor,
+    agent_of,
+    base_agent,
+    draft,
+    is_operator_prompt,
+    is_sidechain,
+    message_text,
+    observed,
+    payload,
+)
+from insight.analyzers.sentiment import sentiment_of
+from insight.analyzers.text import excerpt, language_of, sentences
+from insight.lexicons import Lexicon, lexicon
+
+ACTS = ("assertive", "directive", "commissive", "expressive", "declarative")
+PRIORITY = ("declarative", "directive", "commissive", "expressive", "assertive")
+_NO_WORDS = re.compile(r"^[\W\d_]+$")
+
+
+def sentence_acts(sentence: str, lex: Lexicon) -> set[str]:
+    acts = {act for act in ("declarative", "expressive")
+            if any(p.search(sentence) for p in lex.acts[act])}
+    core = lex.fillers.sub("", sentence).strip()
+    if core.endswith("?") or any(p.search(core) for p in lex.acts["directive"]):
+        acts.add("directive")
+    elif core and any(p.search(core) for p in lex.acts["commissive"]):
+        acts.add("commissive")
+    if not acts:
+        acts.add("expressive" if _NO_WORDS.match(sentence) else "assertive")
+    return acts
+
+
+def classify(text: str, language: str) -> tuple[str, dict[str, int]]:
+    """(the message's act, how many sentences perform each act)."""
+    lex = lexicon(language)
+    counts: Counter[str] = Counter()
+    for sentence in sentences(text):
+        counts.update(sentence_acts(sentence, lex))
+    if not counts:
+        return "assertive", {}
+    best = max(PRIORITY, key=lambda act: (counts[act], -PRIORITY.index(act)))
+    return best, dict(counts)
+
+
+def parties(event: Event) -> tuple[str, str] | None:
+    """(speaker, counterpart) of an interaction message, None if it is not one."""
+    subtype = event.get("subtype")
+    if subtype == "user.prompt":
+        if is_operator_prompt(event):
+            return "operator", base_agent(event)
+        if is_sidechain(event):  # a subagent's task, written by the agent that spawned it
+            return base_agent(event), agent_of(event)
+        return None
+    if subtype == "assistant.text" and not payload(event).get("isApiErrorMessage"):
+        counterpart = base_agent(event) if is_sidechain(event) else "operator"
+        return agent_of(event), counterpart
+    return None
+
+
+def _observe(event: Event, speaker: str, counterpart: str) -> ObservationDraft | None:
+    text = message_text(event)
+    if not text.strip():
+        return None
+    language = language_of(text)
+    act, counts = classify(text, language)
+    sentiment, score = sentiment_of(text, language)
+    return draft(
+        event,
+        category="interaction",
+        target_namespace=f"agent:{base_agent(event)}:relationship",
+        topic=excerpt(text),
+        actors=(actor(speaker, "speaker"), actor(counterpart, "counterpart")),
+        sentiment=sentiment,
+        sentiment_score=score,
+        payload={"act": act, "acts": counts, "speaker": speaker, "counterpart": counterpart,
+                 "language": language, "chars": len(text)},
+    )
+
+
+def analyze(events: Sequence[Event]) -> list[ObservationDraft]:
+    drafts = []
+    for event in observed(events):
+        who = parties(event)
+        if who and (found := _observe(event, *who)):
+            drafts.append(found)
+    return drafts
+
+
+ANALYZER = Analyzer(name="speech_acts", sources=("claude-code",), analyze=analyze)

@@ -1,0 +1,67 @@
+"""Text helpers shared by the language analyzers: normalising, sentences, tokens, language."""
+
+from __future__ import annotations
+
+import re
+
+from insight.lexicons import LANGUAGES, lexicon
+
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'", "\u00a0": " "})
+_FENCED_CODE = re.compile(r"```.*?(?:```|$)", re.S)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_SPACES = re.compile(r"[ \t]+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_TOKEN = re.compile(r"\w+(?:'\w+)*|[!?]")
+_ELISION = re.compile(r"^(?:[a-z]|qu)'(?=\w)")
+_MARKUP = re.compile(r"^[\s>*#\-+\d.)]*")
+_FRENCH_LETTERS = re.compile(r"[éèêàùçâîôûœë]")
+
+MAX_TEXT = 4000
+
+
+def prose(text: str) -> str:
+    """The text without code, with the quotes folded; the first MAX_TEXT characters."""
+    text = _FENCED_CODE.sub(" ", text[: MAX_TEXT * 2])
+    text = _INLINE_CODE.sub(lambda m: m.group(0).strip("`"), text)
+    return text.translate(_APOSTROPHES)[:MAX_TEXT]
+
+
+def sentences(text: str) -> list[str]:
+    """Lowercased sentences of prose, without list or heading markup."""
+    out = []
+    for part in _SENTENCE_END.split(prose(text).casefold()):
+        part = _SPACES.sub(" ", _MARKUP.sub("", part)).strip()
+        if part:
+            out.append(part)
+    return out
+
+
+def tokens(text: str) -> list[str]:
+    """Word tokens; French elisions split off ("n'aime" -> "n'", "aime")."""
+    out: list[str] = []
+    for token in _TOKEN.findall(text.casefold()):
+        elided = _ELISION.match(token)
+        if elided:
+            out.extend((elided.group(0), token[elided.end():]))
+        else:
+            out.append(token)
+    return out
+
+
+def language_of(text: str) -> str:
+    words = tokens(prose(text)[:1000])
+    scores = {lang: sum(w in lexicon(lang).stopwords for w in words) for lang in LANGUAGES}
+    if _FRENCH_LETTERS.search(text[:1000]):
+        scores["fr"] += 1
+    return "fr" if scores["fr"] > scores["en"] else "en"
+
+
+def excerpt(text: str, limit: int = 120) -> str:
+    flat = " ".join(prose(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def reading_order(text: str) -> tuple[str, ...]:
+    """The text's language first, then the others (short texts are often ambiguous)."""
+    detected = language_of(text)
+    return (detected, *(lang for lang in LANGUAGES if lang != detected))

@@ -1,0 +1,106 @@
+"""The analyzers' lexicons, one YAML file per language, loaded and compiled once.
+
+Instruction patterns are matched after the language's `prefix`; their named groups:
+`verb` (canonicalised through `verbs`), `subject`, `alt` (what it replaces) and `mod`
+(a word mapped through `modalities`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+LANGUAGES = ("en", "fr")
+_DIR = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class ClaimPattern:
+    kind: str
+    polarity: str
+    modality: str
+    regex: re.Pattern[str]
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    language: str
+    stopwords: frozenset[str]
+    positive: dict[str, float]
+    negative: dict[str, float]
+    phrases: dict[str, float]
+    critical: tuple[str, ...]
+    negators: frozenset[str]
+    post_negators: frozenset[str]
+    intensifiers: frozenset[str]
+    fillers: re.Pattern[str]
+    acts: dict[str, tuple[re.Pattern[str], ...]]
+    corrections: dict[str, tuple[re.Pattern[str], ...]]
+    claims: tuple[ClaimPattern, ...]
+    modalities: dict[str, str]
+    verbs: dict[str, str]
+    clause_break: re.Pattern[str]
+    scope_word: re.Pattern[str]
+    articles: tuple[str, ...]
+    pronouns: frozenset[str]
+    strip_leading: tuple[str, ...]
+
+
+def _compile_all(patterns: list[str]) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p) for p in patterns)
+
+
+def _alternation(words: list[str]) -> str:
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
+def _claims(section: dict[str, Any]) -> tuple[ClaimPattern, ...]:
+    prefix = section["prefix"]
+    return tuple(
+        ClaimPattern(
+            kind=item["kind"],
+            polarity=item["polarity"],
+            modality=item["modality"],
+            regex=re.compile(prefix + item["pattern"]),
+        )
+        for item in section["patterns"]
+    )
+
+
+def _build(raw: dict[str, Any]) -> Lexicon:
+    sentiment, acts, claims = raw["sentiment"], raw["speech_acts"], raw["instructions"]
+    return Lexicon(
+        language=raw["language"],
+        stopwords=frozenset(raw["stopwords"]),
+        positive={k: float(v) for k, v in sentiment["positive"].items()},
+        negative={k: -float(v) for k, v in sentiment["negative"].items()},
+        phrases={k: float(v) for k, v in sentiment["phrases"].items()},
+        critical=tuple(sentiment["critical"]),
+        negators=frozenset(sentiment["negators"]),
+        post_negators=frozenset(sentiment["post_negators"]),
+        intensifiers=frozenset(sentiment["intensifiers"]),
+        fillers=re.compile(rf"^(?:(?:{_alternation(acts['fillers'])})\b[\s,.!]*)+"),
+        acts={act: _compile_all(acts[act])
+              for act in ("declarative", "directive", "commissive", "expressive")},
+        corrections={kind: _compile_all(p) for kind, p in raw["corrections"].items()},
+        claims=_claims(claims),
+        modalities=dict(claims.get("modalities", {})),
+        verbs=dict(claims["verbs"]),
+        clause_break=re.compile("|".join(claims["clause_breaks"])),
+        scope_word=re.compile(rf"\s(?:{_alternation(claims['scope_words'])})\s"),
+        articles=tuple(claims["articles"]),
+        pronouns=frozenset(claims["pronouns"]),
+        strip_leading=tuple(claims["strip_leading"]),
+    )
+
+
+@cache
+def lexicon(language: str) -> Lexicon:
+    path = _DIR / f"{language}.yaml"
+    with path.open(encoding="utf-8") as handle:
+        return _build(yaml.safe_load(handle))
