@@ -1,12 +1,13 @@
 """Corrections and interrupts: the operator saying no ("no, that's wrong", "non, c'est
 faux"), undoing ("revert that", "annule"), stopping, reproaching, reporting that it still
 fails, interrupting ("[Request interrupted by user]") or refusing a tool call ->
-`correction` on `agent:<agent>:correction`."""
+`correction` on `agent:<agent>:failure-mode`."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from insight.analyzers import namespaces
 from insight.analyzers.base import Analyzer, Event, ObservationDraft
 from insight.analyzers.claude_messages import INTERRUPT, REJECTED, REJECTION_REASON
 from insight.analyzers.events import (
@@ -55,7 +56,7 @@ def _draft(event: Event, kind: str, text: str, language: str, **extra: str) -> O
     return draft(
         event,
         category="correction",
-        target_namespace=f"agent:{agent}:correction",
+        target_namespace=namespaces.correction(agent),
         topic=f"{kind}: {excerpt(text, 100)}" if text else kind,
         actors=(actor("operator", "corrector"), actor(agent, "corrected")),
         sentiment=sentiment,

@@ -12,6 +12,7 @@ from typing import Any
 
 from django.utils.text import slugify
 
+from insight.analyzers import namespaces
 from insight.analyzers.base import Analyzer, Event, ObservationDraft
 from insight.analyzers.events import draft, observed, payload
 from insight.analyzers.text import excerpt
@@ -79,7 +80,7 @@ def _commit(event: Event) -> ObservationDraft:
     return draft(
         event,
         category="commit",
-        target_namespace="world:project",
+        target_namespace=namespaces.PROJECT,
         topic=excerpt(message.splitlines()[0] if message else kind),
         actors=(person, {"name": repo, "key": f"world:project:{slugify(repo)}",
                          "role": "repository"}),
@@ -101,7 +102,7 @@ def _branch(event: Event) -> ObservationDraft:
     return draft(
         event,
         category="project_activity",
-        target_namespace="world:project",
+        target_namespace=namespaces.PROJECT,
         topic=f"branch {name}",
         actors=({"name": repo, "key": f"world:project:{slugify(repo)}", "role": "project"},),
         payload={"project": repo, "kind": "branch", "name": name, "action": "exists",

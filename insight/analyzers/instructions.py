@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from insight.analyzers import namespaces
 from insight.analyzers.base import Analyzer, Event, ObservationDraft
 from insight.analyzers.events import (
     actor,
@@ -26,7 +27,6 @@ from insight.analyzers.text import excerpt, reading_order, sentences
 from insight.lexicons import ClaimPattern, Lexicon, lexicon
 
 MAX_SUBJECT_WORDS = 8
-PREFERENCES = "self:operator:preference"
 _TRIM = " '\"*_`.«»"
 _ELIDED_ARTICLE = re.compile(r"^(?:l|d)'")
 
@@ -125,7 +125,7 @@ def _observe(event: Event, claim: Claim, language: str) -> ObservationDraft:
     return draft(
         event,
         category=claim.kind,
-        target_namespace=f"agent:{agent}:instruction" if instruction else PREFERENCES,
+        target_namespace=namespaces.instruction(agent) if instruction else namespaces.PREFERENCE,
         topic=excerpt(claim.sentence),
         actors=(actor("operator", "speaker"), actor(agent, "addressee")) if instruction
         else (actor("operator", "holder"),),

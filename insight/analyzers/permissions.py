@@ -1,5 +1,5 @@
 """Permission requests and the operator's answers -> `permission_request` on
-`agent:<agent>:permission`, naming the tool and the rule pattern (`Bash(npm test:*)`).
+`agent:<agent>:skill`, naming the tool and the rule pattern (`Bash(npm test:*)`).
 
 Transcripts record a prompt only when it was refused or could not be asked (`requested`,
 `denied`, `blocked`); an approval leaves no line, so a gated tool call that ran is
@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from insight.analyzers import namespaces
 from insight.analyzers.base import Analyzer, Event, ObservationDraft
 from insight.analyzers.claude_messages import (
     BLOCKED,
@@ -50,7 +51,7 @@ def _draft(event: Event, *, decision: str, tool: str, pattern: str, key: str,
     return draft(
         event,
         category="permission_request",
-        target_namespace=f"agent:{agent}:permission",
+        target_namespace=namespaces.permission(agent),
         topic=f"{decision} {pattern}",
         actors=(actor(agent, "requester"), actor("operator", "decider")),
         sentiment="negative" if denied else "neutral",

@@ -10,6 +10,7 @@ from typing import Any
 
 from django.utils.text import slugify
 
+from insight.analyzers import namespaces
 from insight.analyzers.base import Analyzer, Event, ObservationDraft
 from insight.analyzers.commands import imports_in, installs
 from insight.analyzers.events import (
@@ -24,7 +25,8 @@ from insight.analyzers.events import (
 
 FILE_ACTIONS = {"Write": "written", "Edit": "edited", "MultiEdit": "edited",
                 "NotebookEdit": "edited", "Read": "read"}
-NAMESPACES = {"project": "world:project", "file": "world:file", "library": "world:library"}
+NAMESPACES = {"project": namespaces.PROJECT, "file": namespaces.ARTIFACT,
+              "library": namespaces.ARTIFACT}
 
 
 def _relative(path: str, cwd: str) -> str:
@@ -62,7 +64,7 @@ def _touches(event: Event) -> Iterator[tuple[str, str, str, dict[str, str]]]:
 def _actors(kind: str, name: str, project: str) -> tuple[dict[str, str], ...]:
     actors = [{"name": project, "key": f"world:project:{slugify(project)}", "role": "project"}]
     if kind == "library":
-        actors.append({"name": name, "key": f"world:library:{slugify(name)}", "role": "library"})
+        actors.append({"name": name, "key": f"world:artifact:{slugify(name)}", "role": "library"})
     elif kind == "file":
         actors.append({"name": name, "role": "file"})
     return tuple(actors)

@@ -11,6 +11,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from insight.analyzers import namespaces
 from insight.analyzers.base import Analyzer, Event, ObservationDraft
 from insight.analyzers.events import (
     actor,
@@ -82,7 +83,7 @@ def _observe(event: Event, speaker: str, counterpart: str) -> ObservationDraft |
     return draft(
         event,
         category="interaction",
-        target_namespace=f"agent:{base_agent(event)}:relationship",
+        target_namespace=namespaces.relationship(base_agent(event)),
         topic=excerpt(text),
         actors=(actor(speaker, "speaker"), actor(counterpart, "counterpart")),
         sentiment=sentiment,

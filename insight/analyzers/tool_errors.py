@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from insight.analyzers import namespaces
 from insight.analyzers.base import Analyzer, Event, ObservationDraft
 from insight.analyzers.claude_messages import is_permission_text
 from insight.analyzers.events import (
@@ -44,7 +45,7 @@ def _draft(event: Event, *, tool: str, text: str, **extra: Any) -> ObservationDr
     return draft(
         event,
         category="tool_error",
-        target_namespace=f"agent:{agent}:rc",
+        target_namespace=namespaces.root_cause(agent),
         topic=f"{tool}: {excerpt(normalized, 100)}",
         actors=(actor(agent, "agent"), {"name": tool, "role": "tool"}),
         sentiment=ERROR_SENTIMENT[0],
