@@ -92,7 +92,7 @@ RULES: tuple[Rule, ...] = (
         "secret-assignment",
         r"(?i)(?<![A-Za-z0-9_])[\"']?[a-z0-9_.-]*" + _SECRET_NAME + r"[a-z0-9_.-]*[\"']?\s*[:=]\s*"
         r"(?:\"(?P<s1>[^\"\n]{4,})\"|'(?P<s2>[^'\n]{4,})'"
-        r"|(?P<s3>[A-Za-z0-9+/=_!@#%^*~-]{8,})(?![\w(.\[]))",
+        r"|(?P<s3>[A-Za-z0-9+/=_!@#%^*~-]{8,})(?![\w\[]|\.\w))",
         lambda value: _not_a_reference(value)
         and (value.startswith(MARKER_PREFIX) or not value.isidentifier() or "_" not in value),
     ),

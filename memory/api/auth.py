@@ -8,6 +8,7 @@ from typing import Any
 
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from knox.auth import TokenAuthentication
 from knox.crypto import hash_token
 from knox.models import get_token_model
@@ -37,3 +38,18 @@ class AgentTokenAuthentication(TokenAuthentication):
                 raise exceptions.AuthenticationFailed(_("Token expired."))
             return self.validate_user(auth_token)
         raise exceptions.AuthenticationFailed(message)
+
+
+class AgentTokenScheme(OpenApiAuthenticationExtension):
+    """How the OpenAPI schema documents the token header."""
+
+    target_class = "memory.api.auth.AgentTokenAuthentication"
+    name = "agentToken"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": "`Token <token>`, as printed by `cortex agent create`.",
+        }

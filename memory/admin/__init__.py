@@ -1,0 +1,1 @@
+from memory.admin import agents, events  # noqa: F401
