@@ -5,6 +5,11 @@ import sys
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["hook"]:
+        # Hooks must start fast: no Django settings (they would start the embedded servers).
+        from insight.hooks.main import main as hook_main
+
+        sys.exit(hook_main(sys.argv[2:]))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")
     from django.core.management import execute_from_command_line
 

@@ -37,6 +37,7 @@ class FileState:
     inode: int = 0
     head_len: int = 0
     head_sha: str = ""
+    size: int = 0  # the file's size when last opened
     offset: int = 0
     unterminated_tail: bool = False  # the last line read had no newline (yet)
     cwd: str = ""
@@ -149,7 +150,7 @@ def _reset(state: FileState) -> None:
 
 
 def _remember_identity(fh: IO[bytes], st: os.stat_result, state: FileState) -> None:
-    state.device, state.inode = st.st_dev, st.st_ino
+    state.device, state.inode, state.size = st.st_dev, st.st_ino, st.st_size
     head_len = min(HEAD_BYTES, st.st_size)
     if head_len != state.head_len:
         fh.seek(0)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import orjson
@@ -18,6 +19,8 @@ from insight.producers.jsonl import Record
 SOURCE = "claude-code"
 STRING_LIMIT = 64 * 1024
 DEFAULT_PAYLOAD_LIMIT = 1024 * 1024
+TEXT_LIMIT = 255  # Layer 1's limit on type, subtype, actor, project and correlation fields
+SOURCE_ID_LIMIT = 512
 
 INTERRUPT_PREFIX = "[Request interrupted by user"
 COMPACT_PREFIX = "This session is being continued from a previous conversation"
@@ -65,21 +68,21 @@ def record_event(
     rtype = rtype if isinstance(rtype, str) and rtype else "untyped"
     subtype = _subtype(rtype, record)
     timestamp = record.get("timestamp")
-    if isinstance(timestamp, str) and timestamp:
+    if isinstance(timestamp, str) and _is_iso(timestamp):
         ctx.last_timestamp = timestamp
     occurred = ctx.last_timestamp or ctx.mtime_iso
     payload = _payload(record, raw, ctx=ctx, offset=offset, truncations=truncations)
     return {
         "source_id": _source_id(record, raw, rtype, ctx),
         "type": SOURCE,
-        "subtype": subtype,
+        "subtype": subtype[:TEXT_LIMIT],
         "occurred_at": occurred,
-        "actor": _actor(subtype, record, ctx),
-        "project": ctx.project,
+        "actor": _actor(subtype, record, ctx)[:TEXT_LIMIT],
+        "project": ctx.project[:TEXT_LIMIT],
         "correlation": {
-            "session": _str(record.get("sessionId")) or ctx.session,
-            "thread": _thread(record, ctx),
-            "parent": _str(record.get("parentUuid")),
+            "session": (_str(record.get("sessionId")) or ctx.session)[:TEXT_LIMIT],
+            "thread": _thread(record, ctx)[:TEXT_LIMIT],
+            "parent": _str(record.get("parentUuid"))[:TEXT_LIMIT],
         },
         "payload": payload,
     }
@@ -89,12 +92,21 @@ def _str(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _is_iso(value: str) -> bool:
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
 def _source_id(record: Record, raw: bytes, rtype: str, ctx: FileContext) -> str:
     uuid = record.get("uuid")
-    if isinstance(uuid, str) and uuid:
+    if isinstance(uuid, str) and uuid and len(uuid) <= SOURCE_ID_LIMIT:
         return uuid
     digest = hashlib.sha256(raw).hexdigest()[:32]
-    return f"{ctx.session}:{rtype}:{digest}" if ctx.session else f"{rtype}:{digest}"
+    rtype = rtype[:64]
+    return f"{ctx.session[:200]}:{rtype}:{digest}" if ctx.session else f"{rtype}:{digest}"
 
 
 def _thread(record: Record, ctx: FileContext) -> str:

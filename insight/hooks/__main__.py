@@ -1,0 +1,5 @@
+import sys
+
+from insight.hooks.main import main
+
+sys.exit(main(sys.argv[1:]))

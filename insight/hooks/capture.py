@@ -1,0 +1,51 @@
+"""Turn the new lines of a session's transcripts into events in the spool."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from insight.hooks.config import READ_BYTES, HookConfig
+from insight.hooks.files import state_load, state_lock_path, state_save, try_lock
+from insight.hooks.spool import spool_write
+from insight.producers.claude_code_reader import ReadCounters, transcript_events
+
+
+def session_files(transcript: Path) -> list[Path]:
+    """The main transcript and its 2.1.x subagent files."""
+    subagents = transcript.parent / transcript.stem / "subagents"
+    files = [transcript]
+    if subagents.is_dir():
+        files += sorted(subagents.glob("agent-*.jsonl"))
+    return files
+
+
+def capture(hook_input: dict[str, Any], config: HookConfig) -> int:
+    """Spool the events of every line appended since the last call; returns how many."""
+    path = hook_input.get("transcript_path")
+    if not isinstance(path, str) or not path.endswith(".jsonl"):
+        return 0
+    transcript = Path(path).expanduser()
+    # The same root as `cortex ingest claude-code ~/.claude/projects`: payloads match.
+    root = transcript.parent.parent
+    total = 0
+    for file in session_files(transcript):
+        if file.is_file():
+            total += _capture_file(file, root, config)
+    return total
+
+
+def _capture_file(file: Path, root: Path, config: HookConfig) -> int:
+    with try_lock(state_lock_path(file)) as got:
+        if not got:  # a concurrent hook of the same session is reading it
+            return 0
+        state = state_load(file)
+        events: list[dict[str, Any]] = []
+        for line_events in transcript_events(file, root=root, state=state,
+                                             counters=ReadCounters(),
+                                             payload_limit=config.payload_limit,
+                                             limit=READ_BYTES):
+            events.extend(line_events)
+        spool_write(events)  # durable before the position moves past these lines
+        state_save(file, state)
+        return len(events)

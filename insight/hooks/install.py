@@ -1,0 +1,117 @@
+"""`cortex hook install [--user | --project PATH] [--yes]`: hook entries in settings.json.
+
+Shows the unified diff of `.claude/settings.json` first and applies it on confirmation
+(or with --yes). Entries it wrote before are updated in place, never duplicated; other
+hooks are left alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from insight.hooks.config import config_save
+
+EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop")
+HOOK_TIMEOUT_SECONDS = 10  # Claude Code's own kill switch; the hook returns well before
+
+
+def default_command() -> str:
+    """The fastest entry: this interpreter running the Django-free module."""
+    return f"{shlex.quote(sys.executable)} -m insight.hooks"
+
+
+def settings_path(*, user: bool, project: str | None) -> Path:
+    if user:
+        base = Path(os.environ.get("CLAUDE_CONFIG_DIR") or "~/.claude").expanduser()
+        return base / "settings.json"
+    return Path(project or ".").expanduser().resolve() / ".claude" / "settings.json"
+
+
+def _is_ours(command: Any) -> bool:
+    text = str(command or "")
+    return "insight.hooks" in text or (" hook " in f"{text} " and "cortex" in text)
+
+
+def settings_merge(settings: dict[str, Any], *, command: str) -> dict[str, Any]:
+    merged = json.loads(json.dumps(settings))
+    hooks = merged.setdefault("hooks", {})
+    for event in EVENTS:
+        wanted = f"{command} {event}"
+        groups = hooks.setdefault(event, [])
+        found = False
+        for group in groups:
+            for hook in group.get("hooks", []) if isinstance(group, dict) else []:
+                if isinstance(hook, dict) and _is_ours(hook.get("command")):
+                    hook.update(type="command", command=wanted, timeout=HOOK_TIMEOUT_SECONDS)
+                    found = True
+        if not found:
+            group = {"hooks": [{"type": "command", "command": wanted,
+                                "timeout": HOOK_TIMEOUT_SECONDS}]}
+            if event == "PostToolUse":
+                group = {"matcher": "*", **group}
+            groups.append(group)
+    return merged
+
+
+def _render(settings: dict[str, Any]) -> str:
+    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+
+
+def install_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="cortex hook install")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--user", action="store_true", help="~/.claude/settings.json")
+    where.add_argument("--project", metavar="PATH", help="PATH/.claude/settings.json (default .)")
+    parser.add_argument("--yes", action="store_true", help="apply without asking")
+    parser.add_argument("--url", help="Cortex URL (saved under CORTEX_HOME/hooks/config.json)")
+    parser.add_argument("--token", help="the token of an agent with events:write (saved, 0600)")
+    parser.add_argument("--command", default=None, help="the hook command prefix")
+    args = parser.parse_args(argv)
+    path = settings_path(user=args.user, project=args.project)
+    before = path.read_text(encoding="utf-8") if path.exists() else ""
+    try:
+        current = json.loads(before) if before.strip() else {}
+    except json.JSONDecodeError as error:
+        print(f"{path} is not valid JSON ({error}); nothing changed.", file=sys.stderr)
+        return 1
+    after = _render(settings_merge(current, command=args.command or default_command()))
+    _save_connection(args.url, args.token or os.environ.get("CORTEX_TOKEN"))
+    if after == before:
+        print(f"{path}: the Cortex hooks are already installed.")
+        return 0
+    sys.stdout.writelines(difflib.unified_diff(
+        before.splitlines(keepends=True), after.splitlines(keepends=True),
+        fromfile=f"{path} (current)", tofile=f"{path} (with Cortex hooks)",
+    ))
+    if not (args.yes or _confirmed()):
+        print("Nothing written (use --yes to apply without asking).")
+        return 1
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(after, encoding="utf-8")
+    os.replace(tmp, path)
+    print(f"Wrote {path}.")
+    return 0
+
+
+def _save_connection(url: str | None, token: str | None) -> None:
+    if url or token:
+        saved = config_save(url=url, token=token)
+        print(f"Cortex connection saved in {saved}" + (" (token not shown)." if token else "."))
+    elif not os.environ.get("CORTEX_TOKEN"):
+        print("No token yet: create one with\n  cortex agent create claude-code-hooks "
+              "--scopes events:write --source claude-code\nthen run this again with --token. "
+              "Until then the hooks queue events locally.")
+
+
+def _confirmed() -> bool:
+    if not sys.stdin.isatty():
+        return False
+    return input("Apply? [y/N] ").strip().lower() in ("y", "yes")

@@ -1,0 +1,69 @@
+"""`cortex hook <Event> | install | flush | status`: the entry Claude Code's hooks call."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+import orjson
+
+from insight.hooks.capture import capture
+from insight.hooks.config import config_load
+from insight.hooks.context import context_block
+from insight.hooks.files import log
+from insight.hooks.spool import spool_flush, spool_segments
+
+BUDGET_SECONDS = 0.6  # after this, whatever is left waits in the spool for the next call
+USAGE = "usage: cortex hook <SessionStart|UserPromptSubmit|PostToolUse|Stop> | install | flush"
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] in ("-h", "--help"):
+        print(USAGE, file=sys.stderr)
+        return 0 if argv else 2
+    command, rest = argv[0], argv[1:]
+    if command == "install":
+        from insight.hooks.install import install_main
+
+        return install_main(rest)
+    if command == "flush":
+        result = spool_flush(config_load(), deadline=time.monotonic() + 60)
+        print(f"sent {result.sent}, set aside {result.quarantined}, "
+              f"{result.left} segment(s) still waiting")
+        return 0 if result.reached else 1
+    if command == "status":
+        print(f"{len(spool_segments())} segment(s) waiting in the spool")
+        return 0
+    return hook_run(command)
+
+
+def hook_run(event: str) -> int:
+    """Never raises, never fails the session: exit code 0 whatever happens."""
+    started = time.monotonic()
+    try:
+        hook_input = _read_input()
+        config = config_load()
+        spooled = capture(hook_input, config)
+        result = spool_flush(config, deadline=started + BUDGET_SECONDS)
+        if event == "SessionStart":
+            block = context_block(hook_input, config, deadline=started + BUDGET_SECONDS)
+            if block:
+                sys.stdout.write(block)
+        if spooled or result.sent or result.left:
+            log(f"{event}: spooled {spooled}, sent {result.sent}, waiting {result.left} "
+                f"segment(s) in {time.monotonic() - started:.3f}s")
+    except Exception as error:  # noqa: BLE001 - a hook must never break the session
+        log(f"{event}: {type(error).__name__}: {str(error)[:200]}")
+    return 0
+
+
+def _read_input() -> dict[str, Any]:
+    if sys.stdin is None or sys.stdin.isatty():
+        return {}
+    data = sys.stdin.buffer.read()
+    try:
+        value = orjson.loads(data) if data.strip() else {}
+    except orjson.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}

@@ -1,0 +1,67 @@
+"""`cortex ingest claude-code [PATH] | git PATH | gh FILE`: read a source into the event log."""
+
+from __future__ import annotations
+
+import io
+from argparse import ArgumentParser
+from pathlib import Path
+from typing import Any
+
+import orjson
+from django.core.management.base import BaseCommand, CommandError
+from rich.console import Console
+
+from insight.management.progress import RichProgress, summary_table
+from insight.producers.base import Producer
+from insight.producers.claude_code import ClaudeCodeProducer, default_roots
+from insight.producers.gh import GhProducer
+from insight.producers.git import GitProducer
+
+
+class Command(BaseCommand):
+    help = "Ingest Claude Code transcripts, a git repository's history, or a gh export."
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        sub = parser.add_subparsers(dest="kind", required=True)
+        claude = sub.add_parser("claude-code", help="Claude Code JSONL transcripts")
+        claude.add_argument("path", nargs="?", help="default: ~/.claude/projects and "
+                            "$CLAUDE_CONFIG_DIR/projects")
+        git = sub.add_parser("git", help="a git repository's commits and branches")
+        git.add_argument("path")
+        gh = sub.add_parser("gh", help="the JSON of `gh pr list --json ...` / `gh issue list`")
+        gh.add_argument("path")
+        gh.add_argument("--repo", default="", help="owner/name when the export has no urls")
+        for p in (claude, git, gh):
+            p.add_argument("--json", action="store_true", help="print the summary as JSON")
+            p.add_argument("--no-progress", action="store_true")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        producer = self._producer(options)
+        console = Console(stderr=True)
+        enabled = console.is_terminal and not options["json"] and not options["no_progress"]
+        with RichProgress(console, enabled=enabled) as progress:
+            summary = producer.run(progress=progress)
+        if options["json"]:
+            self.stdout.write(orjson.dumps(summary.as_dict()).decode())
+        else:
+            buffer = io.StringIO()
+            Console(file=buffer, width=80).print(summary_table(summary))
+            self.stdout.write(buffer.getvalue().rstrip("\n"))
+
+    def _producer(self, options: dict[str, Any]) -> Producer:
+        kind = options["kind"]
+        if kind == "claude-code":
+            roots = [Path(options["path"]).expanduser()] if options["path"] else default_roots()
+            missing = [str(r) for r in roots if not r.exists()]
+            if missing or not roots:
+                where = ", ".join(missing) or "~/.claude/projects"
+                raise CommandError(f"no transcripts at {where}")
+            return ClaudeCodeProducer(roots=roots)
+        path = Path(options["path"]).expanduser()
+        if not path.exists():
+            raise CommandError(f"{path} does not exist")
+        if kind == "git":
+            if not (path / ".git").exists() and not (path / "HEAD").exists():
+                raise CommandError(f"{path} is not a git repository")
+            return GitProducer(repo=path)
+        return GhProducer(path=path, repo=options["repo"])

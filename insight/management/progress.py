@@ -1,0 +1,92 @@
+"""A rich progress bar (files, MB, events/s) and the summary table for `cortex ingest`."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from insight.producers.base import IngestSummary
+
+
+class RichProgress:
+    def __init__(self, console: Console, *, enabled: bool) -> None:
+        self.console, self.enabled = console, enabled
+        self.bar: Progress | None = None
+        self.task: TaskID | None = None
+        self.files = self.total_files = self.events = 0
+        self.bytes = 0
+        self.started = time.monotonic()
+        self.last_draw = 0.0
+
+    def __enter__(self) -> RichProgress:
+        if self.enabled:
+            self.bar = Progress(
+                TextColumn("[bold]{task.description}"), BarColumn(),
+                TextColumn("{task.fields[files]}"), TextColumn("{task.fields[mb]}"),
+                TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),
+                console=self.console, transient=False,
+            )
+            self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self._draw(force=True)
+            self.bar.__exit__(*exc)
+
+    def start(self, *, files: int, total_bytes: int) -> None:
+        self.total_files, self.started = files, time.monotonic()
+        if self.bar is not None:
+            self.task = self.bar.add_task("ingest", total=total_bytes or files or 1,
+                                          files="", mb="", rate="")
+        self.total_bytes = total_bytes
+
+    def advance(self, *, files: int = 0, bytes_read: int = 0, events: int = 0) -> None:
+        self.files += files
+        self.bytes += bytes_read
+        self.events += events
+        self._draw()
+
+    def _draw(self, *, force: bool = False) -> None:
+        now = time.monotonic()
+        if self.bar is None or self.task is None or (not force and now - self.last_draw < 0.1):
+            return
+        self.last_draw = now
+        elapsed = max(now - self.started, 1e-6)
+        self.bar.update(
+            self.task,
+            completed=self.bytes if self.total_bytes else self.files,
+            files=f"{self.files}/{self.total_files} files",
+            mb=f"{self.bytes / 1e6:,.1f}/{self.total_bytes / 1e6:,.1f} MB",
+            rate=f"{self.events / elapsed:,.0f} events/s",
+        )
+
+
+def summary_table(summary: IngestSummary) -> Table:
+    data = summary.as_dict()
+    table = Table(title=f"cortex ingest {summary.source}", show_header=False)
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    mb = summary.bytes_read / 1e6
+    rows = [
+        ("files", f"{data['files']:,}"),
+        *((f"  {kind}", f"{n:,}") for kind, n in data["files_by_kind"].items()),
+        ("files rewritten (read again)", f"{data['files_reset']:,}"),
+        ("lines", f"{data['lines']:,}"),
+        ("records", f"{data['records']:,}"),
+        ("events stored", f"{data['events_stored']:,}"),
+        ("duplicates skipped", f"{data['duplicates']:,}"),
+        ("torn last lines (waiting)", f"{data['pending_partial_lines']:,}"),
+        ("malformed", f"{sum(data['malformed'].values()):,}"),
+        *((f"  {kind}", f"{n:,}") for kind, n in data["malformed"].items()),
+        ("MB read", f"{mb:,.1f}"),
+        ("seconds", f"{summary.seconds:,.2f}"),
+        ("MB/s", f"{mb / summary.seconds:,.1f}" if summary.seconds else "-"),
+    ]
+    for what, count in rows:
+        table.add_row(what, count)
+    return table
