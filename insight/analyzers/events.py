@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -9,11 +10,10 @@ from typing import Any
 from insight.analyzers.base import Event, ObservationDraft
 
 BASE_AGENT = "claude-code"
+# Text Claude Code wraps or injects: tags (<command-name>, <ide_selection>, <bash-input>,
+# <system-reminder>...) and its own notices.
+_META_TAG = re.compile(r"^<[a-z][\w-]*>")
 _META_PREFIXES = (
-    "<command-",
-    "<local-command",
-    "<system-reminder>",
-    "<user-prompt-submit-hook>",
     "caveat: the messages below",
     "this session is being continued from a previous conversation",
 )
@@ -103,7 +103,7 @@ def is_operator_prompt(event: Event) -> bool:
     if data.get("isMeta") or data.get("isCompactSummary"):
         return False
     head = message_text(event).lstrip()[:80].casefold()
-    return bool(head) and not head.startswith(_META_PREFIXES)
+    return bool(head) and not head.startswith(_META_PREFIXES) and not _META_TAG.match(head)
 
 
 def tool_calls(events: Sequence[Event]) -> dict[str, Mapping[str, Any]]:

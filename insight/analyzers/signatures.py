@@ -29,7 +29,7 @@ _SUBSTITUTIONS = [
     (re.compile(r"\b[\w.-]+(?:/[\w.@-]+)+\.[A-Za-z]{1,5}\b"), "<path>"),
     (re.compile(r"\b0x[0-9a-f]+\b", re.I), "<hex>"),
     (re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{6,}\b", re.I), "<hex>"),
-    (re.compile(r"(?<![A-Za-z_])\d+(?:\.\d+)*"), "<n>"),
+    (re.compile(r"(?<![A-Za-z0-9_])\d+(?:\.\d+)*"), "<n>"),
 ]
 _WORDS = re.compile(r"[a-z]{2,}")
 _SPACES = re.compile(r"\s+")

@@ -10,7 +10,8 @@ _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'", "\u00a0": 
 _FENCED_CODE = re.compile(r"```.*?(?:```|$)", re.S)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _SPACES = re.compile(r"[ \t]+")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+# A sentence ends at a newline, or at . ! ? followed by a capital ("e.g. 3.11" goes on).
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[^a-zà-ÿ0-9])|\n+")
 _TOKEN = re.compile(r"\w+(?:'\w+)*|[!?]")
 _ELISION = re.compile(r"^(?:[a-z]|qu)'(?=\w)")
 _MARKUP = re.compile(r"^[\s>*#\-+\d.)]*")
@@ -29,8 +30,8 @@ def prose(text: str) -> str:
 def sentences(text: str) -> list[str]:
     """Lowercased sentences of prose, without list or heading markup."""
     out = []
-    for part in _SENTENCE_END.split(prose(text).casefold()):
-        part = _SPACES.sub(" ", _MARKUP.sub("", part)).strip()
+    for part in _SENTENCE_END.split(prose(text)):
+        part = _SPACES.sub(" ", _MARKUP.sub("", part)).strip().casefold()
         if part:
             out.append(part)
     return out
