@@ -8,6 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from celery.schedules import crontab
 
 from cortex_site import embedded
 
@@ -156,6 +157,16 @@ CELERY_TASK_ALWAYS_EAGER = os.environ.get("CORTEX_EAGER_TASKS", "") == "1"
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# The nightly sleep cycle, at CORTEX_SLEEP_CYCLE_AT (HH:MM, default 03:00) in TIME_ZONE.
+# Beat writes this entry into its database schedule at each start: an edit made in the
+# admin lasts until beat restarts; CORTEX_SLEEP_CYCLE_AT is the lasting setting.
+_SLEEP_HOUR, _SLEEP_MINUTE = os.environ.get("CORTEX_SLEEP_CYCLE_AT", "03:00").split(":")
+CELERY_BEAT_SCHEDULE = {
+    "memory: sleep cycle (nightly consolidation)": {
+        "task": "memory.consolidation_run",
+        "schedule": crontab(hour=_SLEEP_HOUR, minute=_SLEEP_MINUTE),
+    },
+}
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 LOGGING = {

@@ -1,2 +1,11 @@
 from memory.models.agents import Agent, Scope  # noqa: F401
+from memory.models.consolidation import (  # noqa: F401
+    ConsolidationRun,
+    Direction,
+    EntityTransition,
+    RelationTransition,
+    RunStatus,
+)
 from memory.models.events import EventIdempotencyKey, MemoryEvent  # noqa: F401
+from memory.models.graph import Entity, EntityStatus, Relation, Route  # noqa: F401
+from memory.models.taxonomy import MemoryType, Namespace, Referent, Valence  # noqa: F401

@@ -1,0 +1,117 @@
+"""Entities with their strength now (evaluated in SQL, not the stored value), their
+curve and the date they cross the threshold. Browsing is not a recall."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from django.contrib import admin, messages
+from django.db.models import Q, QuerySet
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+
+from memory import clock
+from memory.admin.charts import strength_curve_svg
+from memory.admin.filters import NamespaceTreeFilter
+from memory.admin.paging import EstimatedCountPaginator
+from memory.config import config_get
+from memory.decay.curve import entity_timeline
+from memory.models import Entity, Relation
+from memory.selectors.entities import STRENGTH_NOW, entity_with_strength
+from memory.selectors.relations import WEIGHT_NOW, relation_with_weight
+from memory.services.entities import entity_pin, entity_state, entity_unpin
+
+_DECAY = ("base", "half_life_days", "valence", "pos", "neg", "retrieval_count",
+          "last_reinforced_at", "pinned", "route")
+
+
+def strength_label(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return "pinned (∞)" if math.isinf(value) else f"{value:.4f}"
+
+
+@admin.register(Entity)
+class EntityAdmin(admin.ModelAdmin):
+    list_display = ("key", "display_name", "strength_now", "pinned", "route", "status",
+                    "retrieval_count", "last_reinforced_at")
+    list_filter = (NamespaceTreeFilter, "status", "route", "pinned", "valence", "memory_type",
+                   "referent")
+    search_fields = ("key", "display_name")
+    list_select_related = ("namespace",)
+    paginator = EstimatedCountPaginator
+    show_full_result_count = False
+    actions = ("pin", "unpin")
+    fieldsets = (
+        (None, {"fields": ("key", "namespace", "display_name", "aliases", "memory_type",
+                           "referent", "status", "merged_into")}),
+        ("Strength", {"fields": ("strength_now", "crosses_threshold_at", "strength_curve",
+                                 "strength_consolidated")}),
+        ("Decay parameters", {"fields": _DECAY}),
+        ("Relations", {"fields": ("relations_now",)}),
+    )
+    readonly_fields = ("key", "namespace", "display_name", "aliases", "memory_type", "referent",
+                       "status", "merged_into", "strength_now", "crosses_threshold_at",
+                       "strength_curve", "strength_consolidated", *_DECAY, "relations_now")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Entity]:
+        return entity_with_strength(now=clock.now(), queryset=super().get_queryset(request))
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="strength now", ordering=STRENGTH_NOW)
+    def strength_now(self, obj: Entity) -> str:
+        return strength_label(getattr(obj, STRENGTH_NOW, None))
+
+    @admin.display(description="crosses the threshold")
+    def crosses_threshold_at(self, obj: Entity) -> str:
+        timeline = self._timeline(obj)
+        if timeline is None:
+            return "never (pinned)"
+        if timeline.crosses_at is None:
+            return "-"
+        when = "crossed" if timeline.crosses_at <= timeline.now else "will cross"
+        return (f"{when} {timeline.threshold:g} on {timeline.crosses_at:%Y-%m-%d %H:%M} "
+                "if nothing reinforces it")
+
+    @admin.display(description="curve (solid: past, dashed: projected)")
+    def strength_curve(self, obj: Entity) -> SafeString:
+        timeline = self._timeline(obj)
+        if timeline is None:
+            return SafeString("pinned: exempt from decay")
+        return strength_curve_svg(timeline)
+
+    @admin.display(description="relations (weight now)")
+    def relations_now(self, obj: Entity) -> SafeString:
+        edges = relation_with_weight(
+            now=clock.now(),
+            queryset=Relation.objects.filter(Q(source=obj) | Q(target=obj)),
+        ).select_related("source", "target").order_by(f"-{WEIGHT_NOW}")[:20]
+        rows = ((reverse("admin:memory_relation_change", args=[r.pk]), r.source.key,
+                 r.relation_type, r.target.key, f"{getattr(r, WEIGHT_NOW):.3f}",
+                 "" if r.visible_now else " (faded)") for r in edges)  # type: ignore[attr-defined]
+        html = format_html_join("", '<li><a href="{}">{} —{}→ {}</a> {}{}</li>', rows)
+        return format_html("<ul>{}</ul>", html) if html else SafeString("none")
+
+    def _timeline(self, obj: Entity) -> Any:
+        return entity_timeline(entity_state(obj), last_reinforced_at=obj.last_reinforced_at,
+                               now=clock.now(), config=config_get())
+
+    @admin.action(description="Pin (exempt from decay)")
+    def pin(self, request: HttpRequest, queryset: QuerySet[Entity]) -> None:
+        for pk in queryset.values_list("pk", flat=True):
+            entity_pin(entity_id=pk)
+        self.message_user(request, "Pinned.", messages.SUCCESS)
+
+    @admin.action(description="Unpin (decay again from the last reinforcement)")
+    def unpin(self, request: HttpRequest, queryset: QuerySet[Entity]) -> None:
+        for pk in queryset.values_list("pk", flat=True):
+            entity_unpin(entity_id=pk)
+        self.message_user(request, "Unpinned.", messages.SUCCESS)

@@ -1,0 +1,34 @@
+"""The namespace tree: read-only here, it is synced from config/decay.yaml."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
+from mptt.admin import MPTTModelAdmin
+
+from memory.models import Namespace
+
+
+@admin.register(Namespace)
+class NamespaceAdmin(MPTTModelAdmin):
+    list_display = ("path", "memory_type", "referent", "half_life_days", "base_strength",
+                    "valence", "pinned", "in_config", "entities")
+    list_filter = ("memory_type", "referent", "in_config")
+    search_fields = ("path",)
+    mptt_level_indent = 20
+    readonly_fields = [f.name for f in Namespace._meta.fields if f.name != "id"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="entities")
+    def entities(self, obj: Namespace) -> str:
+        url = reverse("admin:memory_entity_changelist")
+        return format_html('<a href="{}?namespace={}">entities in this subtree</a>', url, obj.pk)

@@ -1,0 +1,377 @@
+"""`config/decay.yaml`, read once, typed and validated.
+
+`config_get()` returns the parsed `DecayConfig` (cached for the process);
+`config_swap(cfg)` replaces it inside a block (tests); `config_parse(raw)`
+turns a mapping into a `DecayConfig` or raises `ConfigError` naming the key.
+
+Adding a section: write a frozen dataclass with typed fields (a `check(where)`
+method for ranges and cross-references, optional), and add it as a field of
+`DecayConfig` (with a default if the YAML may omit it). The parser is generic:
+it walks the type hints, so nothing else needs to change.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+import types
+import typing
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+MEMORY_TYPES = ("episodic", "semantic", "procedural")
+REFERENTS = ("self", "agent", "other", "object", "abstract")
+VALENCES = ("neutral", "positive", "negative", "critical")
+ROUTES = ("dark_matter", "normal", "fast_lane")
+SEGMENT = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}$")
+WILDCARD = "*"
+
+
+class ConfigError(ValueError):
+    """The configuration is wrong; the message names the key."""
+
+
+def _fail(where: str, message: str) -> typing.NoReturn:
+    raise ConfigError(f"decay config: {where or '<root>'}: {message}")
+
+
+def _positive(where: str, value: float) -> None:
+    if value <= 0:
+        _fail(where, f"must be > 0, got {value}")
+
+
+def _unit(where: str, value: float) -> None:
+    if not 0 <= value <= 1:
+        _fail(where, f"must be within [0, 1], got {value}")
+
+
+def _exact_keys(where: str, mapping: Mapping[str, Any], expected: tuple[str, ...]) -> None:
+    if set(mapping) != set(expected):
+        _fail(where, f"must have exactly the keys {list(expected)}, got {sorted(mapping)}")
+
+
+# ---- sections -------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class EntitySection:
+    emotional_multipliers: dict[str, float]
+    reward_weight: float
+    retrieval_weight: float
+    simplified_reinforcement_per_access: float
+
+    def check(self, where: str) -> None:
+        _exact_keys(f"{where}.emotional_multipliers", self.emotional_multipliers, VALENCES)
+        for name, value in self.emotional_multipliers.items():
+            _positive(f"{where}.emotional_multipliers.{name}", value)
+        if not 0 <= self.reward_weight < 1:
+            # reward_factor must stay > 0 for every (pos, neg).
+            _fail(f"{where}.reward_weight", f"must be within [0, 1), got {self.reward_weight}")
+        if self.retrieval_weight < 0:
+            _fail(f"{where}.retrieval_weight", f"must be >= 0, got {self.retrieval_weight}")
+        if self.simplified_reinforcement_per_access < 0:
+            _fail(f"{where}.simplified_reinforcement_per_access", "must be >= 0")
+
+
+@dataclasses.dataclass(frozen=True)
+class ThresholdsSection:
+    entity_strength: float
+    relation_weight: float
+    regeneration: float
+
+    def check(self, where: str) -> None:
+        _positive(f"{where}.entity_strength", self.entity_strength)
+        _unit(f"{where}.relation_weight", self.relation_weight)
+        _positive(f"{where}.relation_weight", self.relation_weight)
+        _unit(f"{where}.regeneration", self.regeneration)
+
+
+@dataclasses.dataclass(frozen=True)
+class RoutesSection:
+    dark_matter_below: float
+    fast_lane_above: float
+    half_life_factors: dict[str, float]
+
+    def check(self, where: str) -> None:
+        _unit(f"{where}.dark_matter_below", self.dark_matter_below)
+        _unit(f"{where}.fast_lane_above", self.fast_lane_above)
+        if self.dark_matter_below > self.fast_lane_above:
+            _fail(f"{where}.dark_matter_below", "must be <= fast_lane_above")
+        _exact_keys(f"{where}.half_life_factors", self.half_life_factors, ROUTES)
+        for name, value in self.half_life_factors.items():
+            _positive(f"{where}.half_life_factors.{name}", value)
+
+
+@dataclasses.dataclass(frozen=True)
+class GraphSection:
+    classes: dict[str, float]
+    default_class: str
+    relation_types: dict[str, str]
+
+    def check(self, where: str) -> None:
+        if not self.classes:
+            _fail(f"{where}.classes", "must name at least one class")
+        for name, sigma in self.classes.items():
+            _positive(f"{where}.classes.{name}", sigma)
+        if self.default_class not in self.classes:
+            _fail(f"{where}.default_class", f"unknown class {self.default_class!r}")
+        for rtype, cls in self.relation_types.items():
+            if cls not in self.classes:
+                _fail(f"{where}.relation_types.{rtype}", f"unknown class {cls!r}")
+
+    def class_of(self, relation_type: str) -> str:
+        return self.relation_types.get(relation_type, self.default_class)
+
+    def sigma_of(self, relation_class: str) -> float:
+        """A class the config no longer names decays like the default class."""
+        return self.classes.get(relation_class, self.classes[self.default_class])
+
+
+@dataclasses.dataclass(frozen=True)
+class NodeDefaults:
+    base_strength: float
+    valence: Literal["neutral", "positive", "negative", "critical"]
+    pinned: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class NodeSpec:
+    """One `taxonomy.nodes` entry as written; unset fields inherit from the parent."""
+
+    memory_type: Literal["episodic", "semantic", "procedural"] | None = None
+    referent: Literal["self", "agent", "other", "object", "abstract"] | None = None
+    half_life_days: float | None = None
+    base_strength: float | None = None
+    valence: Literal["neutral", "positive", "negative", "critical"] | None = None
+    pinned: bool | None = None
+    description: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class TaxonomyNode:
+    """A node with every default resolved. `pattern` may contain `*` segments."""
+
+    pattern: str
+    memory_type: str
+    referent: str
+    half_life_days: float
+    base_strength: float
+    valence: str
+    pinned: bool
+    description: str
+
+    @property
+    def segments(self) -> tuple[str, ...]:
+        return tuple(self.pattern.split(":"))
+
+    @property
+    def depth(self) -> int:
+        return len(self.segments)
+
+
+@dataclasses.dataclass(frozen=True)
+class TaxonomySection:
+    defaults: NodeDefaults
+    nodes: dict[str, NodeSpec]
+    instances: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+
+    def check(self, where: str) -> None:
+        if not self.nodes:
+            _fail(f"{where}.nodes", "must hold at least one node")
+        self.resolved  # noqa: B018 - resolving validates paths, parents and cells
+        for pattern, names in self.instances.items():
+            if pattern not in self.nodes or not pattern.endswith(f":{WILDCARD}"):
+                _fail(f"{where}.instances.{pattern}", "must be a declared node ending in '*'")
+            for name in names:
+                if not SEGMENT.match(name):
+                    _fail(f"{where}.instances.{pattern}", f"{name!r} is not a valid name")
+
+    @cached_property
+    def resolved(self) -> dict[str, TaxonomyNode]:
+        """Every node by its pattern, parents before children."""
+        out: dict[str, TaxonomyNode] = {}
+        for pattern in sorted(self.nodes, key=lambda p: p.count(":")):
+            out[pattern] = self._resolve(pattern, out)
+        return out
+
+    def _resolve(self, pattern: str, done: Mapping[str, TaxonomyNode]) -> TaxonomyNode:
+        where = f"taxonomy.nodes.{pattern}"
+        segments = pattern.split(":")
+        for segment in segments:
+            if segment != WILDCARD and not SEGMENT.match(segment):
+                _fail(where, f"segment {segment!r} must match {SEGMENT.pattern} or be '*'")
+        if segments[0] == WILDCARD:
+            _fail(where, "a top-level node cannot be '*'")
+        spec = self.nodes[pattern]
+        parent = done.get(":".join(segments[:-1])) if len(segments) > 1 else None
+        if len(segments) > 1 and parent is None:
+            _fail(where, f"its parent {':'.join(segments[:-1])!r} is not declared")
+        inherited = parent or self.defaults
+
+        def pick(name: str) -> Any:
+            own = getattr(spec, name)
+            return own if own is not None else getattr(inherited, name, None)
+
+        node = TaxonomyNode(
+            pattern=pattern, memory_type=pick("memory_type"), referent=pick("referent"),
+            half_life_days=pick("half_life_days"), base_strength=pick("base_strength"),
+            valence=pick("valence"), pinned=pick("pinned"), description=spec.description,
+        )
+        for name in ("memory_type", "referent", "half_life_days"):
+            if getattr(node, name) is None:
+                _fail(f"{where}.{name}", "is required (not set here nor on an ancestor)")
+        _positive(f"{where}.half_life_days", node.half_life_days)
+        _unit(f"{where}.base_strength", node.base_strength)
+        return node
+
+    def node_for(self, path: str) -> TaxonomyNode | None:
+        """The node describing a concrete path: literal segments beat `*`."""
+        segments = path.split(":")
+        best: tuple[int, TaxonomyNode] | None = None
+        for node in self.resolved.values():
+            if node.depth != len(segments):
+                continue
+            if all(p in (WILDCARD, s) for p, s in zip(node.segments, segments, strict=True)):
+                literal = sum(p != WILDCARD for p in node.segments)
+                if best is None or literal > best[0]:
+                    best = (literal, node)
+        return best[1] if best else None
+
+
+@dataclasses.dataclass(frozen=True)
+class DecayConfig:
+    entity_model: Literal["extended", "simplified"]
+    entity: EntitySection
+    thresholds: ThresholdsSection
+    routes: RoutesSection
+    graph: GraphSection
+    taxonomy: TaxonomySection
+    digest: str = dataclasses.field(default="", compare=False)
+
+    def emotional(self, valence: str) -> float:
+        return self.entity.emotional_multipliers[valence]
+
+    def route_factor(self, route: str) -> float:
+        return self.routes.half_life_factors[route]
+
+
+# ---- the generic parser ------------------------------------------------------------------
+
+
+def _parse(tp: Any, value: Any, where: str) -> Any:
+    origin = typing.get_origin(tp)
+    if dataclasses.is_dataclass(tp):
+        return _parse_dataclass(typing.cast(type, tp), value, where)
+    if origin in (typing.Union, types.UnionType):
+        args = typing.get_args(tp)
+        if value is None and type(None) in args:
+            return None
+        (inner,) = [a for a in args if a is not type(None)]
+        return _parse(inner, value, where)
+    if origin is Literal:
+        if value not in typing.get_args(tp):
+            _fail(where, f"must be one of {list(typing.get_args(tp))}, got {value!r}")
+        return value
+    if origin is dict:
+        key_tp, value_tp = typing.get_args(tp)
+        if not isinstance(value, dict):
+            _fail(where, f"must be a mapping, got {type(value).__name__}")
+        return {_parse(key_tp, k, where): _parse(value_tp, v, f"{where}.{k}")
+                for k, v in value.items()}
+    if origin is tuple:
+        (item_tp, _ellipsis) = typing.get_args(tp)
+        if not isinstance(value, list):
+            _fail(where, f"must be a list, got {type(value).__name__}")
+        return tuple(_parse(item_tp, v, f"{where}[{i}]") for i, v in enumerate(value))
+    return _parse_scalar(tp, value, where)
+
+
+def _parse_scalar(tp: Any, value: Any, where: str) -> Any:
+    if tp is float and isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if tp in (int, str, bool) and type(value) is tp:
+        return value
+    _fail(where, f"must be {getattr(tp, '__name__', tp)}, got {value!r}")
+
+
+def _parse_dataclass(cls: type, value: Any, where: str) -> Any:
+    if not isinstance(value, dict):
+        _fail(where, f"must be a mapping, got {type(value).__name__}")
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init and f.name != "digest"}
+    for key in value:
+        if key not in fields:
+            _fail(_join(where, str(key)), f"unknown key (expected one of {sorted(fields)})")
+    kwargs = {}
+    for name, field in fields.items():
+        key_where = _join(where, name)
+        if name in value:
+            kwargs[name] = _parse(hints[name], value[name], key_where)
+        elif field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
+            _fail(key_where, "is missing")
+    obj = cls(**kwargs)
+    if hasattr(obj, "check"):
+        obj.check(where)
+    return obj
+
+
+def _join(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
+
+
+# ---- loading, caching, swapping --------------------------------------------------------
+
+
+def config_parse(raw: Any) -> DecayConfig:
+    """A validated `DecayConfig` from a mapping (the YAML document), or `ConfigError`."""
+    parsed = _parse(DecayConfig, raw, "")
+    digest = hashlib.sha256(json.dumps(raw, sort_keys=True, default=str).encode()).hexdigest()
+    return dataclasses.replace(parsed, digest=digest)
+
+
+def config_read_raw(path: Path) -> Any:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"decay config: {path} does not exist") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"decay config: {path} is not valid YAML: {exc}") from None
+
+
+def config_load(path: Path) -> DecayConfig:
+    return config_parse(config_read_raw(path))
+
+
+_current: DecayConfig | None = None
+
+
+def config_path() -> Path:
+    from django.conf import settings
+
+    return Path(settings.CORTEX_CONFIG_PATH)
+
+
+def config_get() -> DecayConfig:
+    """The process's configuration, read once."""
+    global _current
+    if _current is None:
+        _current = config_load(config_path())
+    return _current
+
+
+@contextmanager
+def config_swap(config: DecayConfig) -> Iterator[DecayConfig]:
+    """Use `config` as the process's configuration inside the block."""
+    global _current
+    previous, _current = _current, config
+    try:
+        yield config
+    finally:
+        _current = previous

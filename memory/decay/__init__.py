@@ -1,0 +1,1 @@
+"""The decay math (pure) and its SQL mirror."""

@@ -1,0 +1,19 @@
+"""Reads of the namespace tree."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from memory.models import Entity, Namespace
+
+
+def namespace_subtree(*, namespace: Namespace) -> QuerySet[Namespace]:
+    """The namespace and everything under it."""
+    return namespace.get_descendants(include_self=True)
+
+
+def entity_in_subtree(*, namespace: Namespace) -> QuerySet[Entity]:
+    return Entity.objects.filter(
+        namespace__tree_id=namespace.tree_id,
+        namespace__lft__gte=namespace.lft, namespace__rght__lte=namespace.rght,
+    )

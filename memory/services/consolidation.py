@@ -1,0 +1,99 @@
+"""The sleep cycle (SPEC section 11): one run of every registered step.
+
+Two runs never overlap: a run holds a PostgreSQL advisory lock on its
+connection for its whole duration. A process that dies loses its connection,
+hence the lock; its row, still `running`, is marked failed by the next run.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+from django.db import connection, transaction
+
+from memory import clock
+from memory.config import DecayConfig, config_get
+from memory.models import ConsolidationRun, RunStatus
+from memory.sleep import steps as _core_steps  # noqa: F401 - registers the core steps
+from memory.sleep.registry import Step, StepContext, sleep_steps
+
+logger = logging.getLogger(__name__)
+
+RUN_LOCK_KEY = 0x636F7274_0002
+ABANDONED = "abandoned: the process running it stopped before it finished"
+
+
+class ConsolidationBusy(RuntimeError):
+    """Another sleep cycle is running."""
+
+
+@contextmanager
+def _exclusive() -> Iterator[None]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [RUN_LOCK_KEY])
+        (acquired,) = cursor.fetchone()
+    if not acquired:
+        raise ConsolidationBusy("another sleep cycle is running")
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [RUN_LOCK_KEY])
+
+
+def consolidation_run(
+    *, now: datetime | None = None, trigger: str = "command", config: DecayConfig | None = None
+) -> ConsolidationRun:
+    """Run the sleep cycle as of `now` (default: the clock). Raises ConsolidationBusy."""
+    config = config or config_get()
+    as_of = now or clock.now()
+    with _exclusive():
+        ConsolidationRun.objects.filter(status=RunStatus.RUNNING).update(
+            status=RunStatus.FAILED, error=ABANDONED
+        )
+        run = ConsolidationRun.objects.create(
+            as_of=as_of, trigger=trigger, started_at=clock.now(), config_digest=config.digest,
+            worker=f"{socket.gethostname()}:{os.getpid()}",
+        )
+        started = time.monotonic()
+        try:
+            for step in sleep_steps():
+                _run_step(step, StepContext(run=run, now=as_of, config=config))
+        except BaseException as exc:
+            _finish(run, started, error=f"interrupted: {type(exc).__name__}")
+            raise
+        failed = [s["name"] for s in run.steps if s["status"] == RunStatus.FAILED]
+        _finish(run, started, error=f"failed steps: {', '.join(failed)}" if failed else "")
+    return run
+
+
+def _run_step(step: Step, ctx: StepContext) -> None:
+    entry: dict[str, Any] = {"name": step.name, "started_at": clock.now().isoformat()}
+    began = time.monotonic()
+    try:
+        with transaction.atomic():
+            counts = dict(step.func(ctx))
+        entry |= {"status": RunStatus.SUCCEEDED, "counts": counts, "error": ""}
+    except Exception as exc:
+        logger.exception("sleep cycle step %s failed", step.name)
+        counts = {}
+        entry |= {"status": RunStatus.FAILED, "counts": {}, "error": f"{type(exc).__name__}: {exc}"}
+    entry["duration_ms"] = round((time.monotonic() - began) * 1000)
+    ctx.run.steps = [*ctx.run.steps, entry]
+    ctx.run.counts = {**ctx.run.counts, **counts}
+    ctx.run.save(update_fields=["steps", "counts"])
+
+
+def _finish(run: ConsolidationRun, started: float, *, error: str) -> None:
+    run.status = RunStatus.FAILED if error else RunStatus.SUCCEEDED
+    run.error = error
+    run.finished_at = clock.now()
+    run.duration_ms = round((time.monotonic() - started) * 1000)
+    run.save(update_fields=["status", "error", "finished_at", "duration_ms"])

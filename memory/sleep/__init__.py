@@ -1,0 +1,1 @@
+"""The sleep cycle's steps: a registry others extend (compiled truth, actuation detectors)."""
