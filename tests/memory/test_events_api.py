@@ -261,9 +261,10 @@ def test_get_pages_with_a_cursor_both_ways(writer: APIClient) -> None:
     assert _ids(writer.get(URL, {"cursor": cursor})) == []  # polling from the end
     _post(writer, {"source_id": "later"})
     assert _ids(writer.get(URL, {"cursor": cursor})) == ["later"]
-    newest: dict[str, Any] = writer.get(URL, {"order": "newest", "limit": 3}).json()
+    params: dict[str, Any] = {"order": "newest", "limit": 3}
+    newest: dict[str, Any] = writer.get(URL, params).json()
     assert [e["source_id"] for e in newest["events"]] == ["later", "e9", "e8"]
-    older = writer.get(URL, {"order": "newest", "limit": 3, "cursor": str(newest["next_cursor"])})
+    older = writer.get(URL, {**params, "cursor": newest["next_cursor"]})
     assert _ids(older) == ["e7", "e6", "e5"]
 
 
