@@ -261,7 +261,7 @@ def test_get_pages_with_a_cursor_both_ways(writer: APIClient) -> None:
     assert _ids(writer.get(URL, {"cursor": cursor})) == []  # polling from the end
     _post(writer, {"source_id": "later"})
     assert _ids(writer.get(URL, {"cursor": cursor})) == ["later"]
-    params: dict[str, Any] = {"order": "newest", "limit": 3}
+    params = {"order": "newest", "limit": 3}
     newest: dict[str, Any] = writer.get(URL, params).json()
     assert [e["source_id"] for e in newest["events"]] == ["later", "e9", "e8"]
     older = writer.get(URL, {**params, "cursor": newest["next_cursor"]})
