@@ -1,8 +1,21 @@
-from django.urls import path
+from django.urls import path, re_path
 
 from memory.api import events, health
+from memory.api import working_set as working_set_api
+from memory.models.working_set import SESSION_KEY_PATTERN
 
 urlpatterns = [
     path("health/", health.HealthView.as_view(), name="health"),
     path("events/", events.EventsView.as_view(), name="events"),
+]
+
+_SESSION = rf"^sessions/(?P<session_id>{SESSION_KEY_PATTERN})/working-set/"
+urlpatterns += [
+    re_path(_SESSION + r"$", working_set_api.WorkingSetView.as_view(), name="working-set"),
+    re_path(_SESSION + r"register/$", working_set_api.WorkingSetRegisterView.as_view(),
+            name="working-set-register"),
+    re_path(_SESSION + r"recall/$", working_set_api.WorkingSetRecallView.as_view(),
+            name="working-set-recall"),
+    re_path(_SESSION + r"step/$", working_set_api.WorkingSetStepView.as_view(),
+            name="working-set-step"),
 ]
