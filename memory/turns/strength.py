@@ -1,4 +1,5 @@
-"""Cortex's own entity strength model (SPEC section 4), run in turns instead of days.
+"""Cortex's own entity strength model (SPEC section 4, `memory.decay.formulas`), run in
+turns instead of days.
 
     strength = base x 0.5 ^ (elapsed / half_life) x (1 + 0.1 x log2(retrievals + 1))
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import math
 
+from memory.decay.formulas import decay_extended, retrieval_boost
 from memory.turns.base import InvalidParameter, Item, Rank, TurnMemory
 from memory.turns.engine import (
     DEFAULT_BASELINE_STABILITY,
@@ -23,12 +25,16 @@ from memory.turns.engine import (
 )
 
 DEFAULT_STRENGTH_THRESHOLD = 0.35
+RETRIEVAL_WEIGHT = 0.1  # SPEC's default; not read from config/decay.yaml, so that the
+# benchmark's output depends on its arguments only
 DEFAULT_HALF_LIFE = (DEFAULT_BASELINE_STABILITY * math.log(1 / DEFAULT_EVICTION_THRESHOLD)
                      / math.log2(1 / DEFAULT_STRENGTH_THRESHOLD))
 
 
 def strength(elapsed: int, retrievals: int, half_life: float, base: float = 1.0) -> float:
-    return base * 0.5 ** (max(elapsed, 0) / half_life) * (1 + 0.1 * math.log2(retrievals + 1))
+    """memory.decay.formulas' extended model, with turns for days."""
+    return (base * decay_extended(dt_days=max(elapsed, 0), effective_half_life_days=half_life)
+            * retrieval_boost(retrieval_count=retrievals, retrieval_weight=RETRIEVAL_WEIGHT))
 
 
 class StrengthModel(TurnMemory):
