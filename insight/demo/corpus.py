@@ -85,20 +85,21 @@ def _random_plan(rng: random.Random, index: int) -> tuple[int, str, list[str]]:
 
 # Every behaviour at least once, the recurring errors in several sessions and projects.
 DEMO_PLAN: list[tuple[int, str, list[str]]] = [
-    (0, "2.1.114", ["task", "instruction", "violation", "error:module_not_found", "subagent",
+    (0, "2.1.114", ["task", "instruction:0", "violation", "error:module_not_found", "subagent",
                     "positive", "task"]),
-    (1, "2.1.17", ["task", "instruction", "preference", "error:pytest_assert", "correction",
-                   "interrupt_tool", "task"]),
-    (2, "2.0.42", ["task", "error:npm_eresolve", "grant", "preference", "subagent", "negative"]),
-    (3, "2.1.114", ["task", "error:module_not_found", "instruction", "compaction", "task",
-                    "correction", "big_image"]),
+    (1, "2.1.17", ["task", "instruction:0", "preference:0", "error:pytest_assert",
+                   "correction:1", "interrupt_tool", "task"]),
+    (2, "2.0.42", ["task", "error:npm_eresolve", "grant", "preference:0", "subagent",
+                   "negative"]),
+    (3, "2.1.114", ["task", "error:module_not_found", "instruction:1", "compaction", "task",
+                    "correction:0", "big_image"]),
     (4, "1.0.98", ["summary", "task", "refuse", "error:permission_denied", "interrupt"]),
     (0, "2.1.114", ["meta", "task", "error:pg_socket", "error:pg_socket", "api_error",
                     "instruction", "preference", "question"]),
     (1, "2.0.76", ["task", "error:mypy", "correction", "positive", "install", "question"]),
     (2, "2.1.114", ["task", "error:npm_eresolve", "instruction", "grant", "subagent"]),
     (3, "2.1.17", ["task", "error:pytest_assert", "interrupt", "negative", "refuse"]),
-    (0, "2.1.114", ["task", "error:file_missing", "violation", "correction", "task"]),
+    (0, "2.1.114", ["task", "error:file_missing", "violation", "correction:0", "task"]),
     (4, "2.0.76", ["task", "grant", "error:permission_denied", "positive"]),
     (1, "2.1.114", ["question", "install", "error:module_not_found", "instruction", "task"]),
 ]
@@ -148,8 +149,10 @@ class SessionBuilder:
         }
         return template.format_map(values)
 
-    def say(self, bank: dict[str, list[str]]) -> str:
-        return self.fill(self.rng.choice(bank[self.lang]))
+    def say(self, bank: dict[str, list[str]], pick: str = "") -> str:
+        """One phrase of the bank in the session's language: the `pick`-th, else any."""
+        phrases = bank[self.lang]
+        return self.fill(phrases[int(pick) % len(phrases)] if pick else self.rng.choice(phrases))
 
     def code(self, lines: int) -> str:
         body = [self.fill(self.rng.choice(texts.CODE_LINES)) for _ in range(lines)]
@@ -200,20 +203,20 @@ class SessionBuilder:
                   "\n".join(f"src/{m}.py" for m in self.rng.sample(texts.MODULES, 3)))
         self.reply(self.fill("The {function} helper in src/{module}.py is only called from tests."))
 
-    def instruction(self) -> None:
-        text, _tool = self.rng.choice(texts.INSTRUCTIONS[self.lang])
-        self.writer.prompt(text)
+    def instruction(self, pick: str = "") -> None:
+        phrases = [text for text, _tool in texts.INSTRUCTIONS[self.lang]]
+        self.writer.prompt(self.say({self.lang: phrases}, pick))
         self.reply(texts.ACKS[self.lang][0])
 
-    def preference(self) -> None:
-        self.writer.prompt(self.say(texts.PREFERENCES))
+    def preference(self, pick: str = "") -> None:
+        self.writer.prompt(self.say(texts.PREFERENCES, pick))
         self.reply(texts.ACKS[self.lang][2])
 
-    def correction(self) -> None:
+    def correction(self, pick: str = "") -> None:
         path = f"{self.cwd}/src/{self.rng.choice(texts.MODULES)}.py"
         self.tool("Edit", {"file_path": path, "old_string": "x", "new_string": "y"},
                   f"The file {path} has been updated.")
-        self.writer.prompt(self.say(texts.CORRECTIONS))
+        self.writer.prompt(self.say(texts.CORRECTIONS, pick))
         self.tool("Edit", {"file_path": path, "old_string": "y", "new_string": "x"},
                   f"The file {path} has been updated.")
         self.reply(texts.ACKS[self.lang][1])

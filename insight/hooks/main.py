@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import Any
@@ -14,7 +15,8 @@ from insight.hooks.context import context_block
 from insight.hooks.files import log
 from insight.hooks.spool import spool_flush, spool_segments
 
-BUDGET_SECONDS = 0.6  # after this, whatever is left waits in the spool for the next call
+# After this, whatever is left waits in the spool for the next call.
+BUDGET_SECONDS = float(os.environ.get("CORTEX_HOOK_BUDGET") or 0.6)
 USAGE = "usage: cortex hook <SessionStart|UserPromptSubmit|PostToolUse|Stop> | install | flush"
 
 
