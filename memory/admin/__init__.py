@@ -1,2 +1,9 @@
-from memory.admin import agents, events  # noqa: F401
-from memory.admin import consolidation, entities, relations, taxonomy  # noqa: F401
+from memory.admin import (  # noqa: F401
+    agents,
+    consolidation,
+    entities,
+    events,
+    observations,
+    relations,
+    taxonomy,
+)

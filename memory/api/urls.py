@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from memory.api import events, health
+from memory.api import events, health, observations
 from memory.api import working_set as working_set_api
 from memory.models.working_set import SESSION_KEY_PATTERN
 
@@ -18,4 +18,8 @@ urlpatterns += [
             name="working-set-recall"),
     re_path(_SESSION + r"step/$", working_set_api.WorkingSetStepView.as_view(),
             name="working-set-step"),
+]
+urlpatterns += [
+    path("observations/", observations.ObservationsView.as_view(), name="observations"),
+    path("profile/", observations.ProfileView.as_view(), name="profile"),
 ]

@@ -8,5 +8,6 @@ from memory.models.consolidation import (  # noqa: F401
 )
 from memory.models.events import EventIdempotencyKey, MemoryEvent  # noqa: F401
 from memory.models.graph import Entity, EntityStatus, Relation, Route  # noqa: F401
+from memory.models.observations import Observation, ObservationStatus  # noqa: F401
 from memory.models.taxonomy import MemoryType, Namespace, Referent, Valence  # noqa: F401
 from memory.models.working_set import WorkingItem, WorkingSession  # noqa: F401

@@ -1,0 +1,88 @@
+"""Reads of Observations: the interaction profile (SPEC section 8), what is hot in a
+repository, and an observation's evidence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import connection
+from django.db.models import Count
+from django.db.models.fields.json import KeyTextTransform
+
+from memory.models.events import MemoryEvent
+from memory.models.observations import Observation
+from memory.observation_schemas import ACTS
+
+
+@dataclass(frozen=True)
+class InteractionProfile:
+    counterpart: str
+    speaker: str | None
+    total: int
+    acts: dict[str, int]
+    shares: dict[str, float]
+    dominant: str | None
+    sentiments: dict[str, int]
+
+
+def interaction_profile(*, counterpart: str, speaker: str | None = None) -> InteractionProfile:
+    """How the messages addressed to `counterpart` (from `speaker`, or anyone) distribute over
+    the five illocutionary acts: "mostly directive with agent X, expressive with person Y"."""
+    interactions = Observation.objects.annotate(
+        counterpart=KeyTextTransform("counterpart", "payload_typed")
+    ).filter(category="interaction", counterpart=counterpart)
+    if speaker is not None:
+        interactions = interactions.filter(payload_typed__speaker=speaker)
+    by_act = dict(
+        interactions.annotate(act=KeyTextTransform("act", "payload_typed"))
+        .values_list("act").annotate(n=Count("id")).values_list("act", "n")
+    )
+    sentiments = dict(interactions.values_list("sentiment").annotate(n=Count("id"))
+                      .values_list("sentiment", "n"))
+    acts = {act: int(by_act.get(act, 0)) for act in ACTS}
+    total = sum(acts.values())
+    return InteractionProfile(
+        counterpart=counterpart, speaker=speaker, total=total, acts=acts,
+        shares={act: round(n / total, 4) if total else 0.0 for act, n in acts.items()},
+        dominant=max(ACTS, key=lambda act: acts[act]) if total else None,
+        sentiments={str(k): int(v) for k, v in sentiments.items()},
+    )
+
+
+@dataclass(frozen=True)
+class HotFile:
+    path: str
+    commits: int
+    added: int
+    removed: int
+    last: datetime
+
+
+_HOT_FILES = """
+SELECT f.value->>'path' AS path, count(*) AS commits,
+       coalesce(sum((f.value->>'added')::bigint), 0) AS added,
+       coalesce(sum((f.value->>'removed')::bigint), 0) AS removed,
+       max(o.timestamp) AS last
+FROM memory_observation AS o,
+     jsonb_array_elements(o.payload_typed->'files') AS f(value)
+WHERE o.category = 'commit' AND o.payload_typed->>'repo' = %s
+  AND o.timestamp >= %s AND o.timestamp < %s
+  AND jsonb_typeof(o.payload_typed->'files') = 'array'
+GROUP BY 1 ORDER BY commits DESC, path LIMIT %s
+"""
+
+
+def commit_hot_files(*, repo: str, since: datetime, until: datetime,
+                     limit: int = 20) -> list[HotFile]:
+    """The files of `repo` changed by the most commits in [since, until)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_HOT_FILES, [repo, since, until, limit])
+        return [HotFile(path, int(n), int(a), int(r), last)
+                for path, n, a, r, last in cursor.fetchall()]
+
+
+def observation_evidence(*, observation: Observation) -> list[MemoryEvent]:
+    """The raw events an observation was derived from, oldest first."""
+    return list(MemoryEvent.objects.filter(id__in=observation.event_ids)
+                .order_by("occurred_at", "id"))
