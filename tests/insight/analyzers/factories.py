@@ -59,7 +59,11 @@ def tool_use(name: str, tool_input: dict[str, Any], *, use_id: str, actor: str =
 
 
 def tool_result(content: Any, *, use_id: str, is_error: bool | None = None,
-                tool_use_result: Any = None, **kw: Any) -> dict[str, Any]:
+                tool_use_result: Any = None, call: dict[str, Any] | None = None,
+                **kw: Any) -> dict[str, Any]:
+    """A tool result; `call` (the tool_use event) becomes its parent, as in transcripts."""
+    if call is not None:
+        kw["parent"] = call["source_id"]
     block: dict[str, Any] = {"type": "tool_result", "tool_use_id": use_id, "content": content}
     if is_error is not None:
         block["is_error"] = is_error

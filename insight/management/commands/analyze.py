@@ -1,0 +1,71 @@
+"""`cortex analyze [--all]`: run the analyzers now, synchronously, until no event is left."""
+
+from __future__ import annotations
+
+import io
+from argparse import ArgumentParser
+from collections import Counter
+from typing import Any
+
+import orjson
+from django.core.management.base import BaseCommand, CommandError
+from rich.console import Console
+from rich.table import Table
+
+from insight.analyzers import ANALYZERS
+from insight.services.analysis import (
+    BATCH_SIZE,
+    analysis_batch_run,
+    analysis_cursors_reset,
+    analyzed_sources,
+)
+
+
+class Command(BaseCommand):
+    help = "Turn the events not analyzed yet into observations (all analyzers, all sources)."
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("--all", action="store_true",
+                            help="start over from the first event (creates nothing twice)")
+        parser.add_argument("--analyzer", action="append", choices=sorted(ANALYZERS),
+                            help="only this analyzer (repeatable)")
+        parser.add_argument("--source", action="append", help="only this source (repeatable)")
+        parser.add_argument("--batch-size", type=int, default=BATCH_SIZE)
+        parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["batch_size"] < 1:
+            raise CommandError("--batch-size must be at least 1")
+        sources = options["source"] or analyzed_sources()
+        if options["all"]:
+            for source in sources:
+                analysis_cursors_reset(source=source, analyzers=options["analyzer"])
+        events, created, seen, rejected = Counter[str](), Counter[str](), Counter[str](), 0
+        for source in sources:
+            while True:
+                report = analysis_batch_run(source=source, batch_size=options["batch_size"],
+                                            analyzers=options["analyzer"])
+                events[source] += report.events
+                created.update(report.created)
+                if report.events:
+                    seen.update({name: report.events for name in report.analyzers})
+                rejected += report.rejected
+                if not report.more:
+                    break
+        summary = {"events": dict(events), "analyzed": dict(seen),
+                   "observations_created": dict(created), "rejected": rejected}
+        self.stdout.write(orjson.dumps(summary).decode() if options["json"]
+                          else self._table(summary))
+
+    def _table(self, summary: dict[str, Any]) -> str:
+        table = Table(title="Analysis")
+        for column in ("analyzer", "events read", "observations created"):
+            table.add_column(column, justify="left" if column == "analyzer" else "right")
+        for name in sorted(summary["analyzed"]):
+            table.add_row(name, str(summary["analyzed"][name]),
+                          str(summary["observations_created"].get(name, 0)))
+        buffer = io.StringIO()
+        Console(file=buffer, width=80).print(table)
+        if summary["rejected"]:
+            buffer.write(f"{summary['rejected']} draft(s) rejected (see the log)\n")
+        return buffer.getvalue().rstrip("\n")

@@ -1,0 +1,209 @@
+"""Running the analyzers over the events they have not read yet.
+
+Each analyzer keeps, per source, a cursor into Layer 1's commit-ordered stream
+(`event_batch_after`: no event committed late is skipped). A batch is read once for every
+analyzer standing at the same position, and the observations it yields are written in
+the same transaction that moves their cursors: a crash replays the batch, and replaying
+creates nothing twice (observations are idempotent on their dedup key)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import transaction
+
+from insight.analyzers import ANALYZERS, Analyzer, ObservationDraft
+from insight.models import AnalyzerCursor
+from memory import clock
+from memory.models.events import MemoryEvent
+from memory.selectors.events import event_batch_after
+from memory.services.observations import ObservationInvalid, observation_submit_many
+
+logger = logging.getLogger(__name__)
+
+BATCH_SIZE = 1000
+SUBMIT_CHUNK = 2000
+
+
+@dataclass
+class BatchReport:
+    source: str
+    analyzers: tuple[str, ...] = ()
+    events: int = 0
+    observations: int = 0
+    created: dict[str, int] = field(default_factory=dict)
+    rejected: int = 0
+    # True when another batch may be waiting (a full batch, or analyzers left behind).
+    more: bool = False
+
+
+def analyzers_for(source: str, names: Iterable[str] | None = None) -> list[Analyzer]:
+    wanted = set(names) if names is not None else None
+    return [a for a in ANALYZERS.values()
+            if source in a.sources and (wanted is None or a.name in wanted)]
+
+
+def analyzed_sources() -> list[str]:
+    return sorted({source for a in ANALYZERS.values() for source in a.sources})
+
+
+def event_as_dict(event: MemoryEvent, *, context: bool = False) -> dict[str, Any]:
+    """The event in the producers' contract shape, which analyzers read."""
+    return {
+        "id": event.id, "source": event.source, "source_id": event.source_id,
+        "type": event.type, "subtype": event.subtype, "occurred_at": event.occurred_at,
+        "actor": event.actor, "project": event.project, "correlation": event.correlation,
+        "payload": event.payload, "context": context,
+    }
+
+
+def _context_events(events: Sequence[MemoryEvent]) -> list[dict[str, Any]]:
+    """The tool calls that this batch's tool results answer, when an earlier batch held them."""
+    wanted: set[str] = set()
+    for event in events:
+        if event.subtype == "user.tool_result":
+            payload = event.payload if isinstance(event.payload, Mapping) else {}
+            wanted.update(str(v) for v in (event.correlation_parent,
+                                           payload.get("sourceToolAssistantUUID")) if v)
+    wanted -= {event.source_id for event in events}
+    if not wanted:
+        return []
+    calls = MemoryEvent.objects.filter(source=events[0].source, source_id__in=wanted,
+                                       subtype="assistant.tool_use")
+    return [event_as_dict(call, context=True) for call in calls]
+
+
+def draft_submission(analyzer: str, draft: ObservationDraft) -> dict[str, Any]:
+    return {
+        "source": f"insight:{analyzer}", "category": draft.category,
+        "timestamp": draft.timestamp, "target_namespace": draft.target_namespace,
+        "topic": draft.topic[:300], "actors": list(draft.actors),
+        "sentiment": draft.sentiment, "sentiment_score": draft.sentiment_score,
+        "payload_typed": draft.payload, "correlation": draft.correlation,
+        "event_ids": list(draft.event_ids),
+        "dedup_key": draft.key or "events:" + ",".join(sorted(draft.event_ids)),
+    }
+
+
+def _submissions(analyzer: Analyzer, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen, out = set(), []
+    for draft in analyzer.analyze(events):
+        submission = draft_submission(analyzer.name, draft)
+        if submission["dedup_key"] not in seen:
+            seen.add(submission["dedup_key"])
+            out.append(submission)
+    return out
+
+
+def _submit(submissions: list[dict[str, Any]]) -> list[bool | None]:
+    """Created flags, aligned with `submissions` (None: rejected). An invalid draft is an
+    analyzer's bug: it is logged and left out rather than blocking every later event."""
+    try:
+        return [r.created for r in observation_submit_many(observations=submissions)]
+    except ObservationInvalid as error:
+        bad = {int(index) for index in error.fields if index.isdigit()}
+        if not bad:
+            raise
+        for index in sorted(bad):
+            logger.warning("analyzer draft rejected: %s %s", submissions[index]["source"],
+                           error.fields[str(index)])
+        kept = [i for i in range(len(submissions)) if i not in bad]
+        flags: list[bool | None] = [None] * len(submissions)
+        if kept:
+            for index, flag in zip(kept, _submit([submissions[i] for i in kept]), strict=True):
+                flags[index] = flag
+        return flags
+
+
+def _locked_cursors(source: str, names: list[str]) -> list[AnalyzerCursor]:
+    """The cursors of these analyzers, locked; those another worker holds are left out."""
+    AnalyzerCursor.objects.bulk_create(
+        [AnalyzerCursor(analyzer=name, source=source) for name in names], ignore_conflicts=True)
+    return list(AnalyzerCursor.objects.select_for_update(skip_locked=True)
+                .filter(source=source, analyzer__in=names).order_by("analyzer"))
+
+
+def _behind(cursors: list[AnalyzerCursor]) -> list[AnalyzerCursor]:
+    """The analyzers furthest behind (the others wait until these catch up)."""
+    def rank(cursor: AnalyzerCursor) -> tuple[int, str]:
+        position = cursor.position
+        return (-1, "") if position is None else (int(position[0]), str(position[1]))
+    lowest = min(rank(cursor) for cursor in cursors)
+    return [cursor for cursor in cursors if rank(cursor) == lowest]
+
+
+def _analyze(group: list[AnalyzerCursor], events: list[dict[str, Any]],
+             report: BatchReport) -> dict[str, int]:
+    """Observations of every analyzer of the group, written; how many each created."""
+    submissions: list[dict[str, Any]] = []
+    owners: list[str] = []
+    for cursor in group:
+        found = _submissions(ANALYZERS[cursor.analyzer], events)
+        submissions += found
+        owners += [cursor.analyzer] * len(found)
+    created = dict.fromkeys((cursor.analyzer for cursor in group), 0)
+    for start in range(0, len(submissions), SUBMIT_CHUNK):
+        flags = _submit(submissions[start:start + SUBMIT_CHUNK])
+        for owner, flag in zip(owners[start:start + SUBMIT_CHUNK], flags, strict=True):
+            if flag is None:
+                report.rejected += 1
+            else:
+                report.observations += 1
+                created[owner] += int(flag)
+    return created
+
+
+def analysis_batch_run(*, source: str, batch_size: int = BATCH_SIZE,
+                       analyzers: Iterable[str] | None = None) -> BatchReport:
+    """Analyze the next batch of `source`'s events for the analyzers furthest behind."""
+    names = [a.name for a in analyzers_for(source, analyzers)]
+    report = BatchReport(source=source)
+    if not names:
+        return report
+    with transaction.atomic():
+        cursors = _locked_cursors(source, names)
+        if not cursors:
+            return report
+        group = _behind(cursors)
+        report.analyzers = tuple(cursor.analyzer for cursor in group)
+        batch, position = event_batch_after(cursor=group[0].position, limit=batch_size,
+                                            source=source)
+        if not batch:
+            return report
+        report.more = len(batch) == batch_size or len(group) < len(cursors)
+        events = [event_as_dict(e) for e in batch] + _context_events(batch)
+        report.events = len(batch)
+        report.created = _analyze(group, events, report)
+        now = clock.now()
+        for cursor in group:
+            cursor.position, cursor.updated_at = position, now
+            cursor.events_seen += len(batch)
+            cursor.observations_created += report.created[cursor.analyzer]
+            cursor.save(update_fields=["position", "updated_at", "events_seen",
+                                       "observations_created"])
+    return report
+
+
+def analysis_cursors_reset(*, source: str | None = None,
+                           analyzers: Iterable[str] | None = None) -> int:
+    """Start these analyzers over (re-analysis creates no second observation)."""
+    cursors = AnalyzerCursor.objects.all()
+    if source is not None:
+        cursors = cursors.filter(source=source)
+    if analyzers is not None:
+        cursors = cursors.filter(analyzer__in=list(analyzers))
+    return cursors.update(position=None, updated_at=clock.now())
+
+
+def analysis_enqueue(*, sources: Iterable[str] | None = None,
+                     batch_size: int = BATCH_SIZE) -> None:
+    """Queue the analysis of these sources once the current transaction commits."""
+    from insight.tasks import analysis_run_task
+
+    for source in sources if sources is not None else analyzed_sources():
+        transaction.on_commit(
+            lambda s=source: analysis_run_task.delay(s, batch_size)  # type: ignore[misc]
+        )

@@ -1,0 +1,31 @@
+"""Celery tasks of insight: the analysis chain, and the sweep that restarts it."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from insight.services.analysis import (
+    BATCH_SIZE,
+    analysis_batch_run,
+    analysis_enqueue,
+    analyzed_sources,
+)
+
+
+@shared_task(name="insight.analysis_run", acks_late=True, ignore_result=True,
+             soft_time_limit=600, time_limit=660, max_retries=3)
+def analysis_run_task(source: str, batch_size: int = BATCH_SIZE) -> dict[str, object]:
+    """One batch of `source`'s unanalyzed events; queues the next while events remain.
+    Delivered twice, the second finds the cursors moved (or locked) and does no harm."""
+    report = analysis_batch_run(source=source, batch_size=batch_size)
+    if report.more:
+        analysis_enqueue(sources=[source], batch_size=batch_size)
+    return {"source": source, "events": report.events, "observations": report.observations}
+
+
+@shared_task(name="insight.analysis_sweep", acks_late=True, ignore_result=True)
+def analysis_sweep_task() -> list[str]:
+    """Start the chain for every analyzed source (beat runs this; a lost chain restarts)."""
+    sources = analyzed_sources()
+    analysis_enqueue(sources=sources)
+    return sources

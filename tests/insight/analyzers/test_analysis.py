@@ -1,0 +1,203 @@
+"""The analysis runner over the real event log: every category end to end, idempotent
+re-analysis, batches, cursors, the task chain, and the late-commit-safe reader."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from io import StringIO
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.db import connection, transaction
+
+from insight import analyzers as registry
+from insight.analyzers.base import Analyzer, ObservationDraft
+from insight.models import AnalyzerCursor
+from insight.services.analysis import analysis_batch_run, analysis_cursors_reset
+from insight.tasks import analysis_run_task
+from memory.models.events import MemoryEvent
+from memory.models.observations import Observation
+from memory.services.events import event_append_many
+from tests.insight.analyzers import factories as f
+
+_CONTRACT = ("source_id", "type", "subtype", "occurred_at", "actor", "project", "correlation",
+             "payload")
+
+
+def store(*events: dict[str, Any]) -> list[str]:
+    """Append contract-shaped events through Layer 1, as the producers do."""
+    ids = []
+    for source in dict.fromkeys(e["source"] for e in events):
+        batch = [{k: e[k] for k in _CONTRACT} for e in events if e["source"] == source]
+        ids += [r.id for r in event_append_many(source=source, events=batch)]
+    return ids
+
+
+def a_session() -> list[dict[str, Any]]:
+    torch = "Exit code 1\nModuleNotFoundError: No module named 'torch'"
+    install = f.tool_use("Bash", {"command": "npm install lodash"}, use_id="t1")
+    train = f.tool_use("Bash", {"command": "python train.py"}, use_id="t2")
+    write = f.tool_use("Write", {"file_path": f"{f.CWD}/app.py", "content": "import httpx\n"},
+                       use_id="t3")
+    return [
+        f.prompt("Always use pnpm. Fix the build please."),
+        f.assistant_text("I'll look at the build script."),
+        install,
+        f.tool_result("The user doesn't want to proceed with this tool use. The tool use was "
+                      "rejected. The user provided the following reason for the rejection: "
+                      "use pnpm", use_id="t1", is_error=True, call=install),
+        train,
+        f.tool_result(torch, use_id="t2", is_error=True, call=train),
+        f.prompt("non, c'est faux. Je préfère les tabs aux espaces."),
+        write,
+        f.tool_result("File created", use_id="t3", call=write),
+        f.interrupt(),
+        f.commit("c0ffee", "fix: the cursor", [("memory/cursor.py", 3, 1)]),
+    ]
+
+
+def _analyze(*extra: str) -> dict[str, Any]:
+    out = StringIO()
+    call_command("analyze", "--json", *extra, stdout=out)
+    return json.loads(out.getvalue())
+
+
+@pytest.mark.django_db
+class TestEndToEnd:
+    def test_every_category_comes_out_with_real_provenance(self) -> None:
+        ids = set(store(*a_session()))
+        summary = _analyze()
+        assert summary["events"] == {"claude-code": 10, "git": 1}
+        categories = Counter(Observation.objects.values_list("category", flat=True))
+        assert set(categories) == {
+            "instruction", "preference", "correction", "tool_error", "permission_request",
+            "project_activity", "interaction", "commit"}
+        assert sum(summary["observations_created"].values()) == sum(categories.values())
+        for observation in Observation.objects.all():
+            assert observation.event_ids and set(observation.event_ids) <= ids
+            assert observation.source.startswith("insight:")
+        error = Observation.objects.get(category="tool_error")
+        assert error.payload_typed["tool"] == "Bash"
+        assert error.payload_typed["normalized"] == "modulenotfounderror: no module named 'torch'"
+
+    def test_analyzing_again_or_from_the_start_creates_nothing(self) -> None:
+        store(*a_session())
+        _analyze()
+        count = Observation.objects.count()
+        assert sum(_analyze()["observations_created"].values()) == 0
+        again = _analyze("--all")
+        assert again["events"] == {"claude-code": 10, "git": 1}
+        assert sum(again["observations_created"].values()) == 0
+        assert Observation.objects.count() == count
+
+    def test_the_batch_size_does_not_change_what_is_observed(self) -> None:
+        store(*a_session())
+        _analyze("--batch-size", "2")
+        keys = set(Observation.objects.values_list("dedup_key", flat=True))
+        analysis_cursors_reset()
+        assert sum(_analyze("--batch-size", "1000")["observations_created"].values()) == 0
+        assert set(Observation.objects.values_list("dedup_key", flat=True)) == keys
+
+    def test_a_tool_call_read_in_an_earlier_batch_still_names_the_error(self) -> None:
+        store(f.tool_use("Edit", {"file_path": "/a.py", "old_string": "x", "new_string": "y"},
+                         use_id="t9"))
+        _analyze()
+        call = MemoryEvent.objects.get(subtype="assistant.tool_use")
+        store(f.tool_result("<tool_use_error>String to replace not found in file.",
+                            use_id="t9", is_error=True, call={"source_id": call.source_id}))
+        _analyze()
+        assert Observation.objects.get(category="tool_error").payload_typed["tool"] == "Edit"
+
+    def test_an_analyzer_added_later_catches_up_alone(self) -> None:
+        store(*a_session())
+        _analyze("--analyzer", "instructions")
+        assert set(Observation.objects.values_list("category", flat=True)) == {
+            "instruction", "preference"}
+        summary = _analyze()
+        assert "instructions" not in summary["analyzed"]
+        assert summary["analyzed"]["speech_acts"] == 10
+        cursors = AnalyzerCursor.objects.filter(source="claude-code")
+        assert len({json.dumps(c.position) for c in cursors}) == 1
+
+    def test_a_broken_draft_is_left_out_without_blocking_the_others(
+        self, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        def broken(events: Any) -> list[ObservationDraft]:
+            return [ObservationDraft(category="nonsense", target_namespace="agent:x:rc",
+                                     topic="", timestamp=datetime(2025, 1, 1, tzinfo=UTC),
+                                     event_ids=(str(events[0]["id"]),), payload={})]
+        monkeypatch.setitem(registry.ANALYZERS, "broken",
+                            Analyzer(name="broken", sources=("claude-code",), analyze=broken))
+        store(f.prompt("Always use uv."))
+        report = analysis_batch_run(source="claude-code")
+        assert report.rejected == 1 and report.events == 1
+        assert Observation.objects.filter(category="instruction").exists()
+        assert "analyzer draft rejected" in caplog.text
+
+    def test_the_task_chain_goes_on_while_events_remain(
+        self, django_capture_on_commit_callbacks: Callable[..., Any]
+    ) -> None:
+        store(*[f.prompt(f"Always use tool{i}.") for i in range(5)])
+        runs = 0
+        while True:
+            with django_capture_on_commit_callbacks() as queued:
+                result = analysis_run_task.apply(args=("claude-code", 2)).get()
+            runs += 1
+            if not queued:
+                break
+            assert len(queued) == 1  # the next link of the chain, queued after commit
+        assert runs == 3 and result["events"] == 1  # batches of 2, 2 and 1: then done
+        assert Observation.objects.filter(category="instruction").count() == 5
+
+
+class Worker(threading.Thread):
+    def __init__(self, work: Callable[[], Any]) -> None:
+        super().__init__(daemon=True)
+        self.work, self.error = work, None
+
+    def run(self) -> None:
+        try:
+            self.work()
+        except BaseException as error:  # noqa: BLE001 - reported by the test
+            self.error = error  # type: ignore[assignment]
+        finally:
+            connection.close()
+
+
+@contextmanager
+def _held_open(event: dict[str, Any]) -> Iterator[threading.Event]:
+    """Store `event` in a transaction on another connection, committed on release."""
+    inserted, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with transaction.atomic():
+            store(event)
+            inserted.set()
+            release.wait(60)
+
+    worker = Worker(hold)
+    worker.start()
+    assert inserted.wait(60)
+    try:
+        yield release
+    finally:
+        release.set()
+        worker.join(60)
+        assert worker.error is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_event_committed_late_is_analyzed_not_skipped() -> None:
+    with _held_open(f.prompt("Always use ruff.")) as release:
+        store(f.prompt("Never use flake8."))
+        assert analysis_batch_run(source="claude-code", analyzers=["instructions"]).events == 0
+        release.set()
+    analysis_batch_run(source="claude-code", analyzers=["instructions"])
+    claims = set(Observation.objects.values_list("payload_typed__claim", flat=True))
+    assert claims == {"use ruff", "use flake8"}
