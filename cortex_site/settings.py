@@ -166,6 +166,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "memory.consolidation_run",
         "schedule": crontab(hour=_SLEEP_HOUR, minute=_SLEEP_MINUTE),
     },
+    # Restarts the analysis chain of every source (events posted by hooks or the API, a
+    # chain lost with a Redis restart); a sweep that finds nothing new costs one query.
+    "insight: analyze new events": {
+        "task": "insight.analysis_sweep",
+        "schedule": 120.0,
+    },
 }
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
