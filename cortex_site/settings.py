@@ -167,7 +167,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": crontab(hour=_SLEEP_HOUR, minute=_SLEEP_MINUTE),
     },
     # Restarts the analysis chain of every source (events posted by hooks or the API, a
-    # chain lost with a Redis restart); a sweep that finds nothing new costs one query.
+    # chain lost with a Redis restart); a sweep that finds nothing new costs a few queries.
     "insight: analyze new events": {
         "task": "insight.analysis_sweep",
         "schedule": 120.0,
