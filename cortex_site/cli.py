@@ -10,6 +10,11 @@ def main() -> None:
         from insight.hooks.main import main as hook_main
 
         sys.exit(hook_main(sys.argv[2:]))
+    if sys.argv[1:2] == ["decaybench"]:
+        # Pure Python (memory.turns): no database or broker to start.
+        from memory.turns.cli import main as decaybench_main
+
+        sys.exit(decaybench_main(sys.argv[2:]))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")
     from django.core.management import execute_from_command_line
 

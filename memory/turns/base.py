@@ -64,6 +64,7 @@ class TurnMemory(ABC):
     """
 
     label = "memory"
+    initial_stability = 0.0
 
     def __init__(self, *, capacity: int | None = None) -> None:
         self.capacity = None if capacity is None else check_positive_int(capacity, "capacity")
@@ -82,9 +83,13 @@ class TurnMemory(ABC):
             raise InvalidParameter(f"mem_id must be a non-empty string, got {mem_id!r}")
         if mem_id in self._items:
             raise AlreadyPresent(f"{mem_id!r} is already in the working set: recall it")
-        item = Item(mem_id, content, current_turn, bool(is_foundational), self._initial_stability())
+        item = Item(mem_id, content, current_turn, bool(is_foundational), self.initial_stability)
         self._items[mem_id] = item
-        self._file(item)
+        key = self._group_key(item)  # _file, inlined: this is the benchmark's hottest line
+        group = self._groups.get(key)
+        if group is None:
+            group = self._groups[key] = OrderedDict()
+        group[mem_id] = item
         if self.capacity is not None and len(self._items) > self.capacity:
             self._evict_weakest(current_turn)
 
@@ -105,13 +110,19 @@ class TurnMemory(ABC):
         """Advance to `current_turn`; return the ids evicted since the previous step."""
         self._advance(current_turn)
         evicted, self._budget_evicted = self._budget_evicted, []
-        for group in list(self._groups.values()):
-            while group:
-                item = next(iter(group.values()))
-                if not self._expired(item, current_turn):
+        expired, items = self._expired, self._items
+        for key, group in list(self._groups.items()):
+            gone = 0
+            for item in group.values():  # oldest first: stop at the first one still held
+                if not expired(item, current_turn):
                     break
-                self._remove(item)
-                evicted.append(item.mem_id)
+                gone += 1
+            for _ in range(gone):
+                mem_id, _ = group.popitem(last=False)
+                del items[mem_id]
+                evicted.append(mem_id)
+            if not group:
+                del self._groups[key]
         return evicted
 
     def is_present(self, mem_id: str) -> bool:
@@ -121,9 +132,6 @@ class TurnMemory(ABC):
         return len(self._items)
 
     # -- what a policy defines -------------------------------------------------------
-
-    def _initial_stability(self) -> float:
-        return 0.0
 
     def _reinforce(self, item: Item) -> None:  # noqa: B027 (optional hook)
         """Called on recall, after `recall_count` was incremented."""
@@ -173,13 +181,14 @@ class TurnMemory(ABC):
         del self._items[item.mem_id]
 
     def _evict_weakest(self, current_turn: int) -> None:
+        rank = self._rank
         weakest: Item | None = None
         lowest: Rank = ()
         for group in self._groups.values():
             front = next(iter(group.values()))
-            rank = (*self._rank(front, current_turn), front.last_touched, front.registered_at)
-            if weakest is None or rank < lowest:
-                weakest, lowest = front, rank
+            key = (*rank(front, current_turn), front.last_touched, front.registered_at)
+            if weakest is None or key < lowest:
+                weakest, lowest = front, key
         if weakest is None or lowest[0] == float("inf"):
             return  # nothing, or only pinned items left: a pin outranks the budget
         self._remove(weakest)

@@ -71,15 +71,12 @@ class DecayEngine(TurnMemory):
             raise InvalidParameter("an engine without a threshold needs a capacity")
         self.eviction_threshold = (None if eviction_threshold is None
                                    else check_threshold(eviction_threshold))
-        self.baseline_stability = check_stability(baseline_stability)
+        self.baseline_stability = self.initial_stability = check_stability(baseline_stability)
 
     def retention(self, mem_id: str, current_turn: int) -> float | None:
         item = self.get(mem_id)
         return None if item is None else retention(current_turn - item.last_touched,
                                                    item.stability)
-
-    def _initial_stability(self) -> float:
-        return self.baseline_stability
 
     def _reinforce(self, item: Item) -> None:
         item.stability = reinforced_stability(item.stability, item.recall_count)

@@ -51,10 +51,20 @@ def test_output_does_not_depend_on_the_hash_seed() -> None:
 
 
 def test_the_engine_and_the_bench_import_no_django() -> None:
-    code = ("import sys, memory.turns.bench, memory.turns.curves;"
+    code = ("import sys, memory.turns.bench, memory.turns.curves, memory.turns.cli;"
             "assert not [m for m in sys.modules if m.split('.')[0] == 'django'], 'django'")
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
+
+
+def test_the_console_script_prints_the_same_bytes_as_the_management_command() -> None:
+    code = ("import sys; from cortex_site.cli import main;"
+            f"sys.argv = ['cortex', 'decaybench', *{SMALL!r}]; main()")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)
+    assert done.stdout.decode() == _bench(*SMALL)
+    refused = subprocess.run([sys.executable, "-c", code.replace("'4'", "'0'", 1)],
+                             capture_output=True)
+    assert refused.returncode == 2 and b"sessions must be" in refused.stderr
 
 
 def test_json_rows_carry_the_required_fields() -> None:

@@ -1,0 +1,56 @@
+"""`cortex decaybench` without Django: the benchmark needs no database and no broker, so the
+console script runs it here instead of starting the embedded servers for nothing.
+`python manage.py decaybench` goes through the management command, which shares this
+parser and this code path: both print the same bytes."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from memory.turns.base import InvalidParameter
+from memory.turns.bench import BenchConfig, render_json, render_table, run
+
+DESCRIPTION = ("The turn-based engine against a sliding window (the document's benchmark), "
+               "then against stronger baselines at the same working-set budget. "
+               "Deterministic: the same arguments print the same bytes.")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    defaults = BenchConfig()
+    parser.add_argument("--sessions", type=int, default=defaults.sessions)
+    parser.add_argument("--turns", type=int, default=defaults.turns)
+    parser.add_argument("--noise", type=int, default=defaults.noise,
+                        help="noise items registered per turn")
+    parser.add_argument("--seed", type=int, default=defaults.seed)
+    parser.add_argument("--format", choices=["table", "json"], default="table")
+    parser.add_argument("--plot", type=Path, metavar="PATH",
+                        help="also write a PNG: retention over turns, recall against the budget")
+
+
+def execute(*, sessions: int, turns: int, noise: int, seed: int, format: str,
+            plot: Path | None, stdout: TextIO, stderr: TextIO) -> None:
+    """Raises InvalidParameter for arguments out of range."""
+    config = BenchConfig(sessions=sessions, turns=turns, noise=noise, seed=seed)
+    rows = run(config)
+    stdout.write(render_json(rows) if format == "json" else render_table(rows, config))
+    if plot is not None:
+        from memory.turns.plot import plot_write
+
+        budget = next(row.budget for row in rows
+                      if row.setting == "fair-document" and row.budget is not None)
+        plot_write(config=config, path=plot, budget=budget)
+        stderr.write(f"plot written to {plot}\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="cortex decaybench", description=DESCRIPTION)
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        execute(**vars(args), stdout=sys.stdout, stderr=sys.stderr)
+    except InvalidParameter as error:
+        parser.error(str(error))
+    return 0
