@@ -34,12 +34,16 @@ def _not_a_reference(value: str) -> bool:
 class Rule:
     kind: str
     pattern: re.Pattern[str]
+    # A cheap regex every match contains: the pattern only runs where it is found.
+    hint: str
     # Only groups named s1, s2, ... are replaced; without them, the whole match is.
     plausible: Callable[[str], bool] = lambda value: True
 
 
-def _rule(kind: str, regex: str, plausible: Callable[[str], bool] | None = None) -> Rule:
-    return Rule(kind, re.compile(regex), plausible or (lambda value: True))
+def _rule(
+    kind: str, regex: str, hint: str, plausible: Callable[[str], bool] | None = None
+) -> Rule:
+    return Rule(kind, re.compile(regex), hint, plausible or (lambda value: True))
 
 
 _KEY_START = r"(?<![A-Za-z0-9_-])"
@@ -53,32 +57,47 @@ RULES: tuple[Rule, ...] = (
         "private-key",
         r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
         r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+        "PRIVATE KEY",
     ),
-    _rule("jwt", _KEY_START + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
-    _rule("anthropic-key", _KEY_START + r"sk-ant-[A-Za-z0-9_-]{20,}"),
+    _rule(
+        "jwt", _KEY_START + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", "eyJ"
+    ),
+    _rule("anthropic-key", _KEY_START + r"sk-ant-[A-Za-z0-9_-]{20,}", "sk-ant-"),
     _rule(
         "openai-key",
         _KEY_START + r"sk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}",
+        "sk-",
     ),
-    _rule("github-pat", r"(?<![A-Za-z0-9_])(?:ghp_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
-    _rule("github-token", r"(?<![A-Za-z0-9_])gh[osur]_[A-Za-z0-9]{36,}"),
-    _rule("aws-access-key", r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])"),
-    _rule("slack-token", r"(?<![A-Za-z0-9])xox[abposre]-[A-Za-z0-9-]{10,}"),
-    _rule("slack-webhook", r"hooks\.slack\.com/services/(?P<s1>[A-Za-z0-9_/-]{10,})"),
-    _rule("google-api-key", _KEY_START + r"AIza[0-9A-Za-z_-]{35,}"),
+    _rule(
+        "github-pat",
+        r"(?<![A-Za-z0-9_])(?:ghp_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+        "ghp_|github_pat_",
+    ),
+    _rule("github-token", r"(?<![A-Za-z0-9_])gh[osur]_[A-Za-z0-9]{36,}", "gh[osur]_"),
+    _rule("aws-access-key", r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])", "AKIA|ASIA"),
+    _rule("slack-token", r"(?<![A-Za-z0-9])xox[abposre]-[A-Za-z0-9-]{10,}", "xox"),
+    _rule(
+        "slack-webhook", r"hooks\.slack\.com/services/(?P<s1>[A-Za-z0-9_/-]{10,})", "hooks\\.slack"
+    ),
+    _rule("google-api-key", _KEY_START + r"AIza[0-9A-Za-z_-]{35,}", "AIza"),
     _rule(
         "url-password",
         r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@\[\]]*:(?P<s1>[^\s/@\[\]]+)@",
+        "://",
     ),
     _rule(
         "authorization-header",
         r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?"
         r"(?:(?:bearer|basic|token|digest|apikey)\s+(?P<s1>[^\s\"',;]{4,})"
         r"|(?P<s2>[A-Za-z0-9._~+/=-]{16,}))",
+        "(?i)authorization",
         lambda value: value.startswith(MARKER_PREFIX) or not value.isalpha(),
     ),
     _rule(
-        "bearer-token", r"(?i)\bbearer\s+(?P<s1>[A-Za-z0-9._~+/-]{16,}=*)", _has_letter_and_digit
+        "bearer-token",
+        r"(?i)\bbearer\s+(?P<s1>[A-Za-z0-9._~+/-]{16,}=*)",
+        "(?i)bearer",
+        _has_letter_and_digit,
     ),
     _rule(
         "secret-assignment",
@@ -86,6 +105,7 @@ RULES: tuple[Rule, ...] = (
         r"(?:SECRET|PASSWORD|PASSWD|TOKEN(?!S|IZ)|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)"
         r"[A-Z0-9_]*\s*=\s*"
         r"(?:\"(?P<s1>[^\"\n]+)\"|'(?P<s2>[^'\n]+)'|(?P<s3>[^\s\"'#;&|]+))",
+        "SECRET|PASSW|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL",
         _not_a_reference,
     ),
     _rule(
@@ -93,16 +113,22 @@ RULES: tuple[Rule, ...] = (
         r"(?i)(?<![A-Za-z0-9_])[\"']?[a-z0-9_.-]*" + _SECRET_NAME + r"[a-z0-9_.-]*[\"']?\s*[:=]\s*"
         r"(?:\"(?P<s1>[^\"\n]{4,})\"|'(?P<s2>[^'\n]{4,})'"
         r"|(?P<s3>[A-Za-z0-9+/=_!@#%^*~-]{8,})(?![\w\[]|\.\w))",
+        "(?i)" + _SECRET_NAME,
         lambda value: _not_a_reference(value)
         and (value.startswith(MARKER_PREFIX) or not value.isidentifier() or "_" not in value),
     ),
 )
 
-# One cheap scan decides whether a string needs the rules at all (most do not).
+_HINTS = tuple(re.compile(rule.hint) for rule in RULES)
+# One cheap scan of the lowercased text decides whether a string needs the rules at all (most
+# do not): every rule's hint, lowercased, is found by it.
 _TRIGGER = re.compile(
-    r"PRIVATE KEY|eyJ|sk-|gh[pousr]_|github_pat_|AKIA|ASIA|xox|hooks\.slack|AIza|://"
-    r"|(?i:authorization|bearer|secret|passw|token|api.?key|access.?key|private.?key|credential)"
+    r"private key|eyj|sk-|gh[posur]_|github_pat_|akia|asia|xox|hooks\.slack|aiza|://"
+    r"|authorization|bearer|secret|passw|token(?!s|iz)|api[_-]?key|access[_-]?key"
+    r"|private[_-]?key|credential"
 )
+_CLEAN_CACHE: dict[str, None] = {}  # short strings known to hold no secret (keys, enums)
+_CLEAN_CACHE_MAX = 50_000
 
 SECRET_FIELD_NAMES = frozenset(
     {
@@ -133,13 +159,20 @@ def _replacer(rule: Rule, counter: list[int]) -> Callable[[re.Match[str]], str]:
 
 def redact(text: str) -> tuple[str, int]:
     """Replace every secret in `text`; return the new text and how many were replaced."""
-    if not _TRIGGER.search(text):
+    if text in _CLEAN_CACHE:
+        return text, 0
+    if not _TRIGGER.search(text.lower()):
+        if len(text) <= 64:
+            if len(_CLEAN_CACHE) >= _CLEAN_CACHE_MAX:
+                _CLEAN_CACHE.clear()
+            _CLEAN_CACHE[text] = None
         return text, 0
     counter = [0]
     for _ in range(_MAX_PASSES):
         before = text
-        for rule in RULES:
-            text = rule.pattern.sub(_replacer(rule, counter), text)
+        for rule, hint in zip(RULES, _HINTS, strict=True):
+            if hint.search(text):
+                text = rule.pattern.sub(_replacer(rule, counter), text)
         if text == before:
             break
     return text, counter[0]

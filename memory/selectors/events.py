@@ -1,14 +1,5 @@
-"""Layer 1 reads, in commit order.
-
-ULIDs are minted before commit, so "id greater than the last seen" skips an event whose
-transaction commits late. Each event carries the id of the transaction that inserted it
-(`txid`), and commit-order readers only read rows below a horizon: the smallest transaction
-id that may still be running in this database, as the statement's snapshot sees it (those
-the snapshot lists as in progress, and, when the reader has written itself, those between the
-snapshot's xmax and its own id). Any row with a smaller txid belongs to a finished transaction
-or to the reader's own, and no other row can later appear behind a cursor: reading in
-(txid, id) order never skips one. Tests that write and read in one transaction see their rows.
-"""
+"""Layer 1 reads. Commit-order readers never skip an event committed late: see
+memory.selectors.commit_horizon."""
 
 from __future__ import annotations
 
@@ -21,24 +12,7 @@ from django.db.models import BooleanField, QuerySet
 from django.db.models.expressions import RawSQL
 
 from memory.models.events import MemoryEvent
-
-# Transactions of other databases of the same server cannot insert here: they are left out
-# when pg_stat_activity says so. One it does not show stays in (conservative).
-HORIZON_SQL = """
-SELECT COALESCE(min(running.xid), 9223372036854775807) FROM (
-    SELECT x::text::bigint AS xid FROM pg_snapshot_xip(pg_current_snapshot()) AS x
-    UNION ALL
-    SELECT generate_series(
-        pg_snapshot_xmax(pg_current_snapshot())::text::bigint,
-        pg_current_xact_id_if_assigned()::text::bigint - 1)
-) AS running
-WHERE NOT EXISTS (
-    SELECT 1 FROM pg_stat_activity AS a
-     WHERE a.backend_xid IS NOT NULL
-       AND a.datname IS NOT NULL
-       AND a.datname <> current_database()
-       AND a.backend_xid::text::bigint = (running.xid & 4294967295))
-"""
+from memory.selectors.commit_horizon import committed
 
 Position = tuple[int, str]
 _TABLE = MemoryEvent._meta.db_table
@@ -75,17 +49,13 @@ def _beyond(queryset: QuerySet[MemoryEvent], position: Position, *, descending: 
     return queryset.filter(condition)
 
 
-def _committed(queryset: QuerySet[MemoryEvent]) -> QuerySet[MemoryEvent]:
-    return queryset.filter(txid__lt=RawSQL(HORIZON_SQL, []))
-
-
 def event_batch_after(
     *, cursor: Any, limit: int, source: str | None = None
 ) -> tuple[list[MemoryEvent], Any]:
     """The next `limit` events after `cursor` (None: from the start), in commit order, and the
     cursor to pass next time (unchanged when there is nothing new). JSON-serializable."""
     position = position_parse(cursor)
-    queryset = _committed(MemoryEvent.objects.all())
+    queryset = committed(MemoryEvent.objects.all())
     if source is not None:
         queryset = queryset.filter(source=source)
     if position is not None:
@@ -134,7 +104,7 @@ def event_list(
     position = position_parse(cursor)
     queryset = _filtered(filters)
     if not newest_first:
-        queryset = _committed(queryset)
+        queryset = committed(queryset)
     if position is not None:
         queryset = _beyond(queryset, position, descending=newest_first)
     order = ("-txid", "-id") if newest_first else ("txid", "id")

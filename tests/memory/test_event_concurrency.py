@@ -166,3 +166,17 @@ def test_a_transaction_in_another_database_does_not_hold_readers_back() -> None:
         seen, _ = event_batch_after(cursor=None, limit=10)
         assert [e.source_id for e in seen] == ["visible"]
         other.rollback()
+
+
+def test_a_subtransaction_in_another_database_does_not_hide_the_reader_s_own_rows() -> None:
+    params = connection.get_connection_params()
+    params["dbname"] = "postgres"
+    with psycopg.connect(**params) as other:
+        other.execute("CREATE TEMP TABLE scratch (x int)")  # a top-level transaction id
+        other.execute("SAVEPOINT inner_write")
+        other.execute("INSERT INTO scratch VALUES (1)")  # and a subtransaction id
+        with transaction.atomic():
+            event_append_many(source="late", events=[{"source_id": "mine"}])
+            seen, _ = event_batch_after(cursor=None, limit=10)
+            assert [e.source_id for e in seen] == ["mine"]
+        other.rollback()
