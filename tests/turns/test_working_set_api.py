@@ -190,3 +190,29 @@ def test_the_operator_session_has_every_scope(django_user_model: Any) -> None:
     client.force_authenticate(operator)
     assert _register(client, "a", 1).status_code == 201
     assert client.get(BASE).json()["working_set_size"] == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_calls_on_a_new_session_apply_one_at_a_time() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection
+
+    from memory.services.agents import agent_create
+
+    _, token = agent_create(name="turns-concurrent", scopes=["working-set"])
+
+    def register(index: int) -> int:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+        try:
+            return _register(client, f"item-{index}", 5 + index % 2).status_code
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        statuses = sorted(pool.map(register, range(12)))
+    assert statuses.count(201) + statuses.count(400) == 12
+    session = WorkingSession.objects.get()
+    created = WorkingItem.objects.filter(session=session).count()
+    assert created == statuses.count(201) and session.turn == 6
