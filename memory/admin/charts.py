@@ -86,5 +86,11 @@ def _axis(timeline: Timeline, frame: _Frame) -> SafeString:
         "", '<text x="{}" y="{}" font-size="10" fill="#444" text-anchor="middle">{}</text>',
         ((_n(frame.x(t)), base + 14, f"{t:%Y-%m-%d}") for t in ticks),
     )
-    return format_html('<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#444"/>{}',
-                       LEFT, base, WIDTH - RIGHT, base, labels)
+    peak = frame.top / 1.1
+    y_labels = format_html_join(
+        "", '<text x="{}" y="{}" font-size="10" fill="#444" text-anchor="end">{}</text>',
+        ((LEFT - 4, _n(frame.y(v) + 3), f"{v:.2f}") for v in (0.0, peak / 2, peak)),
+    )
+    return format_html('<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#444"/>'
+                       '<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#444"/>{}{}',
+                       LEFT, base, WIDTH - RIGHT, base, LEFT, TOP, LEFT, base, labels, y_labels)

@@ -131,7 +131,7 @@ def entity_timeline(
     crosses_at = last_reinforced_at + timedelta(days=crossing) if crossing is not None else None
     start = min(last_reinforced_at, now)
     end = max(now + timedelta(days=PROJECTION_DAYS), crosses_at or now)
-    end = end + (end - start) * 0.1
+    end = end + (end - start) / 10
     span = (end - start) / samples
     points = []
     for i in range(samples + 1):

@@ -15,6 +15,10 @@ from memory.config import DecayConfig
 
 SECONDS_PER_DAY = 86400.0
 INFINITE = math.inf
+LN2 = math.log(2)
+# A value below e^FLOOR_LN counts as 0. PostgreSQL raises on float underflow
+# instead of returning 0, so both sides cut there (e^-700 is about 1e-304).
+FLOOR_LN = -700.0
 
 
 def days_between(*, since: datetime, now: datetime) -> float:
@@ -23,7 +27,8 @@ def days_between(*, since: datetime, now: datetime) -> float:
 
 
 def weight_temporal(*, dt_days: float, sigma_days: float) -> float:
-    return math.exp(-dt_days / sigma_days)
+    ratio = dt_days / sigma_days
+    return 0.0 if -ratio < FLOOR_LN else math.exp(-ratio)
 
 
 def reward_factor(*, pos: int, neg: int, reward_weight: float) -> float:
@@ -74,6 +79,10 @@ class StrengthShape:
     factors: dict[str, float]
 
     def at(self, dt_days: float) -> float:
+        ratio = dt_days / self.time_constant
+        log_decay = -ratio * LN2 if self.model == "extended" else -ratio
+        if self.amplitude <= 0 or math.log(self.amplitude) + log_decay < FLOOR_LN:
+            return 0.0
         if self.model == "extended":
             return self.amplitude * decay_extended(
                 dt_days=dt_days, effective_half_life_days=self.time_constant

@@ -17,10 +17,10 @@ from django.db.models import Case, DateTimeField, F, FloatField, Func, Value, Wh
 from django.db.models.expressions import ExpressionWrapper
 from django.db.models.fields import DurationField
 from django.db.models.functions import Cast, Exp, Greatest, Ln, Power
-from django.db.models.lookups import Exact
+from django.db.models.lookups import Exact, GreaterThan, LessThan, LessThanOrEqual
 
 from memory.config import DecayConfig
-from memory.decay.formulas import SECONDS_PER_DAY
+from memory.decay.formulas import FLOOR_LN, LN2, SECONDS_PER_DAY
 
 Expr = Any  # a Django expression (F, Value, Func, CombinedExpression, ...)
 
@@ -76,7 +76,7 @@ def reward_factor_sql(cols: EntityColumns, *, config: DecayConfig) -> Expr:
 
 
 def retrieval_boost_sql(cols: EntityColumns, *, config: DecayConfig) -> Expr:
-    log2 = Ln(as_float(cols.retrieval_count + 1)) / num(math.log(2.0))
+    log2 = Ln(as_float(cols.retrieval_count + 1)) / num(LN2)
     return num(1.0) + num(config.entity.retrieval_weight) * log2
 
 
@@ -90,7 +90,8 @@ def emotional_sql(cols: EntityColumns, *, config: DecayConfig) -> Expr:
     return _lookup_table(cols.valence, multipliers, default=num(multipliers["neutral"]))
 
 
-def _extended(cols: EntityColumns, dt: Expr, config: DecayConfig) -> Expr:
+def _extended(cols: EntityColumns, dt: Expr, config: DecayConfig) -> tuple[Expr, Expr, Expr]:
+    """(amplitude, -ln(decay), decay) of the extended model."""
     half_life = (
         cols.half_life_days
         * reward_factor_sql(cols, config=config)
@@ -99,26 +100,31 @@ def _extended(cols: EntityColumns, dt: Expr, config: DecayConfig) -> Expr:
     amplitude = (
         cols.base * retrieval_boost_sql(cols, config=config) * emotional_sql(cols, config=config)
     )
-    return amplitude * Power(num(0.5), dt / half_life)
+    ratio = dt / half_life
+    return amplitude, ratio * num(LN2), Power(num(0.5), ratio)
 
 
-def _simplified(cols: EntityColumns, dt: Expr, config: DecayConfig) -> Expr:
+def _simplified(cols: EntityColumns, dt: Expr, config: DecayConfig) -> tuple[Expr, Expr, Expr]:
+    """(amplitude, -ln(decay), decay) of the simplified model."""
     per_access = num(config.entity.simplified_reinforcement_per_access)
     amplitude = cols.base * (num(1.0) + per_access * as_float(cols.retrieval_count))
-    time_constant = cols.half_life_days * route_factor_sql(cols, config=config)
-    return amplitude * Exp(-(dt / time_constant))
+    ratio = dt / (cols.half_life_days * route_factor_sql(cols, config=config))
+    return amplitude, ratio, Exp(-ratio)
 
 
 def strength_sql(
     *, now: datetime, config: DecayConfig, cols: EntityColumns | None = None
 ) -> Expr:
-    """Entity strength at `now`; 'Infinity' when pinned."""
+    """Entity strength at `now`; 'Infinity' when pinned; 0 below e^FLOOR_LN."""
     cols = cols or EntityColumns()
     dt = days_since(cols.last_reinforced_at, now=now)
     model = _extended if config.entity_model == "extended" else _simplified
+    amplitude, fall, decay = model(cols, dt, config)
     return Case(
         When(Exact(cols.pinned, Value(True)), then=num(math.inf)),
-        default=model(cols, dt, config),
+        When(LessThanOrEqual(amplitude, num(0.0)), then=num(0.0)),
+        When(LessThan(Ln(amplitude) - fall, num(FLOOR_LN)), then=num(0.0)),
+        default=amplitude * decay,
         output_field=FloatField(),
     )
 
@@ -134,5 +140,9 @@ def weight_sql(
 ) -> Expr:
     """Relation weight_temporal at `now`."""
     column = last_reinforced_at if last_reinforced_at is not None else F("last_reinforced_at")
-    dt = days_since(column, now=now)
-    return Exp(-(dt / sigma_sql(config=config)))
+    ratio = days_since(column, now=now) / sigma_sql(config=config)
+    return Case(
+        When(GreaterThan(ratio, num(-FLOOR_LN)), then=num(0.0)),
+        default=Exp(-ratio),
+        output_field=FloatField(),
+    )
