@@ -15,11 +15,11 @@ from datetime import datetime
 from typing import Any
 
 import orjson
-from django.db import transaction
+from django.db import connection, transaction
 
-from memory import redaction
+from memory import clock, redaction
 from memory.models.events import MemoryEvent
-from memory.models.observations import Observation, new_observation_id
+from memory.models.observations import ObservationStatus, new_observation_id
 from memory.models.taxonomy import Valence
 from memory.observation_schemas import payload_errors
 
@@ -200,40 +200,70 @@ def _parse(observations: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return batch
 
 
-def _row(clean: Mapping[str, Any]) -> Observation:
-    correlation = clean["correlation"]
-    return Observation(
-        id=new_observation_id(), dedup_key=_dedup_key(clean), source=clean["source"],
-        timestamp=clean["timestamp"], category=clean["category"], actors=clean["actors"],
-        topic=clean["topic"], sentiment=clean["sentiment"],
-        sentiment_score=clean["sentiment_score"], payload_typed=clean["payload_typed"],
-        correlation_session=correlation["session"], correlation_thread=correlation["thread"],
-        correlation_parent=correlation["parent"], target_namespace=clean["target_namespace"],
-        event_ids=clean["event_ids"],
-    )
+# One statement per batch, rows ordered by dedup key (concurrent batches wait on shared keys in
+# the same order: no deadlock). A key already stored is skipped and not returned.
+_INSERT = """
+INSERT INTO memory_observation
+    (id, dedup_key, source, timestamp, recorded_at, category, actors, topic, sentiment,
+     sentiment_score, payload_typed, correlation_session, correlation_thread,
+     correlation_parent, target_namespace, event_ids, status, attempts, error)
+SELECT u.id, u.dedup_key, u.source, u.timestamp, %s, u.category, u.actors, u.topic,
+       u.sentiment, u.sentiment_score, u.payload_typed, u.session, u.thread, u.parent,
+       u.target_namespace, ARRAY(SELECT jsonb_array_elements_text(u.event_ids)), 'pending', 0, ''
+FROM jsonb_to_recordset(%s::jsonb) AS u(
+    id text, dedup_key text, source text, timestamp timestamptz, category text, actors jsonb,
+    topic text, sentiment text, sentiment_score float8, payload_typed jsonb, session text,
+    thread text, parent text, target_namespace text, event_ids jsonb)
+ORDER BY u.dedup_key
+ON CONFLICT (dedup_key) DO NOTHING
+RETURNING dedup_key, id
+"""
+
+_STORED = """
+SELECT dedup_key, id, status FROM memory_observation WHERE dedup_key = ANY(%s::text[])
+"""
+
+_COLUMNS = ("id", "dedup_key", "source", "timestamp", "category", "actors", "topic",
+            "sentiment", "sentiment_score", "payload_typed", "session", "thread", "parent",
+            "target_namespace", "event_ids")
+
+
+def _row(clean: Mapping[str, Any]) -> dict[str, Any]:
+    return {**clean, **clean["correlation"], "id": new_observation_id(),
+            "dedup_key": _dedup_key(clean)}
+
+
+def _insert(rows: Sequence[Mapping[str, Any]]) -> dict[str, tuple[str, str]]:
+    """dedup key -> (id, status) of every row, stored now or before. The batch travels as
+    one JSON document (far cheaper to send than one array per column)."""
+    unique = list({row["dedup_key"]: row for row in reversed(rows)}.values())
+    document = orjson.dumps([{name: row[name] for name in _COLUMNS} for row in unique])
+    with connection.cursor() as cursor:
+        cursor.execute(_INSERT, [clock.now(), document.decode()])
+        stored = {key: (pk, ObservationStatus.PENDING.value) for key, pk in cursor.fetchall()}
+        others = [row["dedup_key"] for row in unique if row["dedup_key"] not in stored]
+        if others:
+            cursor.execute(_STORED, [others])
+            stored.update({key: (pk, status) for key, pk, status in cursor.fetchall()})
+    return stored
 
 
 def observation_submit_many(
     *, observations: Sequence[Mapping[str, Any]]
 ) -> list[ObservationSubmitResult]:
     """Store a batch of observations, all or none (ObservationInvalid names every problem).
-    One already stored (same dedup key) is not stored again: its result has created=False."""
+    One already stored (same dedup key) is not stored again: its result has created=False;
+    of equal ones inside the batch, the first is stored."""
     rows = [_row(clean) for clean in _parse(observations)]
     if not rows:
         return []
     with transaction.atomic():
-        Observation.objects.bulk_create(rows, ignore_conflicts=True, batch_size=1000)
-        stored = {
-            key: (pk, status)
-            for key, pk, status in Observation.objects.filter(
-                dedup_key__in=[row.dedup_key for row in rows]
-            ).values_list("dedup_key", "id", "status")
-        }
+        stored = _insert(rows)
     results = []
     for row in rows:
         # A row whose id is not the stored one lost to an earlier row with its key.
-        pk, status = stored[row.dedup_key]
-        results.append(ObservationSubmitResult(id=pk, created=pk == row.id, status=status))
+        pk, status = stored[row["dedup_key"]]
+        results.append(ObservationSubmitResult(id=pk, created=pk == row["id"], status=status))
     return results
 
 
