@@ -1,11 +1,13 @@
-"""Per-agent rate limits: a fixed-window counter in the cache (Redis), one key per agent."""
+"""Per-agent rate limits: a fixed-window counter in Redis, one key per agent and window."""
 
 from __future__ import annotations
 
 import time
+from functools import cache
 from typing import Any
 
-from django.core.cache import cache
+import redis
+from django.conf import settings
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
@@ -15,10 +17,25 @@ from memory.api.permissions import request_agent
 _PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
+@cache
+def _redis() -> redis.Redis:
+    # Its own client: one round trip per request (INCR and EXPIRE pipelined).
+    return redis.Redis.from_url(settings.REDIS_URL)
+
+
 def rate_parse(rate: str) -> tuple[int, int]:
     """'1200/min' -> (1200, 60)."""
     count, period = rate.split("/")
     return int(count), _PERIODS[period[0]]
+
+
+def window_count(*, key: str, period: int) -> int:
+    """Count one request in the current window of `key`; the window's key expires with it."""
+    pipe = _redis().pipeline(transaction=False)
+    pipe.incr(key)
+    pipe.expire(key, period + 1)
+    count, _ = pipe.execute()
+    return int(count)
 
 
 class AgentRateThrottle(BaseThrottle):
@@ -44,14 +61,8 @@ class AgentRateThrottle(BaseThrottle):
         limit, period = rate
         now = time.time()
         window = int(now // period)
-        key = f"throttle:agent:{agent.pk}:{period}:{window}"
-        cache.add(key, 0, timeout=period + 1)
-        try:
-            count = cache.incr(key)
-        except ValueError:  # the window's key expired between add and incr
-            count = 1
-            cache.set(key, count, timeout=period + 1)
-        if count <= limit:
+        key = f"cortex:throttle:agent:{agent.pk}:{period}:{window}"
+        if window_count(key=key, period=period) <= limit:
             return True
         self.retry_after = (window + 1) * period - now
         return False
