@@ -19,14 +19,15 @@ _META_PREFIXES = (
 )
 
 
+# Events come from JSON: `dict` checks (not the slower Mapping ABC) on this hot path.
 def payload(event: Event) -> Mapping[str, Any]:
     value = event.get("payload")
-    return value if isinstance(value, Mapping) else {}
+    return value if isinstance(value, dict) else {}
 
 
 def correlation(event: Event) -> dict[str, str]:
     value = event.get("correlation")
-    value = value if isinstance(value, Mapping) else {}
+    value = value if isinstance(value, dict) else {}
     return {key: str(value.get(key) or "") for key in ("session", "thread", "parent")}
 
 
@@ -66,21 +67,21 @@ def base_agent(event: Event) -> str:
 
 def content(event: Event) -> Any:
     message = payload(event).get("message")
-    return message.get("content") if isinstance(message, Mapping) else None
+    return message.get("content") if isinstance(message, dict) else None
 
 
 def blocks(event: Event, kind: str) -> list[Mapping[str, Any]]:
     value = content(event)
     if not isinstance(value, list):
         return []
-    return [b for b in value if isinstance(b, Mapping) and b.get("type") == kind]
+    return [b for b in value if isinstance(b, dict) and b.get("type") == kind]
 
 
 def block_text(value: Any) -> str:
     """Text of a string, a text block, or a list of blocks (tool_result content is all three)."""
     if isinstance(value, str):
         return value
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         text = value.get("text")
         return text if isinstance(text, str) else ""
     if isinstance(value, list):
@@ -118,7 +119,7 @@ def tool_calls(events: Sequence[Event]) -> dict[str, Mapping[str, Any]]:
 
 def tool_input(call: Mapping[str, Any] | None) -> Mapping[str, Any]:
     value = (call or {}).get("input")
-    return value if isinstance(value, Mapping) else {}
+    return value if isinstance(value, dict) else {}
 
 
 def actor(name: str, role: str) -> dict[str, str]:

@@ -27,7 +27,7 @@ def _phrase_weights(text: str, lex: Lexicon) -> tuple[float, str]:
 
 def _word_weight(words: list[str], index: int, lex: Lexicon) -> float:
     word = words[index]
-    weight = lex.positive.get(word) or lex.negative.get(word) or 0.0
+    weight = lex.weights.get(word, 0.0)
     if not weight:
         return 0.0
     before = words[max(0, index - NEGATION_WINDOW): index]

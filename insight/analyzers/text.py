@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from insight.lexicons import LANGUAGES, lexicon
 
@@ -20,8 +21,10 @@ _FRENCH_LETTERS = re.compile(r"[éèêàùçâîôûœë]")
 MAX_TEXT = 4000
 
 
+@lru_cache(maxsize=256)
 def prose(text: str) -> str:
-    """The text without code, with the quotes folded; the first MAX_TEXT characters."""
+    """The text without code, with the quotes folded; the first MAX_TEXT characters.
+    (Cached: several analyzers read the same message.)"""
     text = _FENCED_CODE.sub(" ", text[: MAX_TEXT * 2])
     text = _INLINE_CODE.sub(lambda m: m.group(0).strip("`"), text)
     return text.translate(_APOSTROPHES)[:MAX_TEXT]
@@ -49,6 +52,7 @@ def tokens(text: str) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=256)
 def language_of(text: str) -> str:
     words = tokens(prose(text)[:1000])
     scores = {lang: sum(w in lexicon(lang).stopwords for w in words) for lang in LANGUAGES}

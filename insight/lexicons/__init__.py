@@ -31,8 +31,8 @@ class ClaimPattern:
 class Lexicon:
     language: str
     stopwords: frozenset[str]
-    positive: dict[str, float]
-    negative: dict[str, float]
+    # Word -> weight: positive words above zero, negative ones below.
+    weights: dict[str, float]
     phrases: dict[str, float]
     critical: tuple[str, ...]
     negators: frozenset[str]
@@ -77,8 +77,8 @@ def _build(raw: dict[str, Any]) -> Lexicon:
     return Lexicon(
         language=raw["language"],
         stopwords=frozenset(raw["stopwords"]),
-        positive={k: float(v) for k, v in sentiment["positive"].items()},
-        negative={k: -float(v) for k, v in sentiment["negative"].items()},
+        weights={**{k: float(v) for k, v in sentiment["positive"].items()},
+                 **{k: -float(v) for k, v in sentiment["negative"].items()}},
         phrases={k: float(v) for k, v in sentiment["phrases"].items()},
         critical=tuple(sentiment["critical"]),
         negators=frozenset(sentiment["negators"]),

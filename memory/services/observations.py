@@ -174,7 +174,8 @@ def _unknown_events(batch: Sequence[Mapping[str, Any]]) -> set[str]:
     return wanted - found
 
 
-def _parse(observations: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def _parse(observations: Sequence[Mapping[str, Any]], *,
+           check_events: bool) -> list[dict[str, Any]]:
     if len(observations) > MAX_BATCH:
         raise ObservationInvalid({"observations": f"At most {MAX_BATCH} per batch."})
     batch, problems, too_large = [], {}, False
@@ -191,7 +192,7 @@ def _parse(observations: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         if errors:
             problems[str(index)] = errors
         batch.append(clean)
-    if not problems and (unknown := _unknown_events(batch)):
+    if not problems and check_events and (unknown := _unknown_events(batch)):
         for index, clean in enumerate(batch):
             if missing := sorted(set(clean["event_ids"]) & unknown):
                 problems[str(index)] = {"event_ids": f"Unknown events: {', '.join(missing[:10])}."}
@@ -249,12 +250,13 @@ def _insert(rows: Sequence[Mapping[str, Any]]) -> dict[str, tuple[str, str]]:
 
 
 def observation_submit_many(
-    *, observations: Sequence[Mapping[str, Any]]
+    *, observations: Sequence[Mapping[str, Any]], check_events: bool = True
 ) -> list[ObservationSubmitResult]:
     """Store a batch of observations, all or none (ObservationInvalid names every problem).
     One already stored (same dedup key) is not stored again: its result has created=False;
-    of equal ones inside the batch, the first is stored."""
-    rows = [_row(clean) for clean in _parse(observations)]
+    of equal ones inside the batch, the first is stored. `check_events=False` is for callers
+    whose event ids come from the log itself (the analyzers): it skips one lookup."""
+    rows = [_row(clean) for clean in _parse(observations, check_events=check_events)]
     if not rows:
         return []
     with transaction.atomic():
