@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from insight.analyzers import (
     corrections,
+    gh_interactions,
     git_history,
     instructions,
     permissions,
@@ -17,7 +18,7 @@ from insight.analyzers.base import Analyzer, Event, ObservationDraft
 ANALYZERS: dict[str, Analyzer] = {
     module.ANALYZER.name: module.ANALYZER
     for module in (instructions, corrections, tool_errors, permissions, project_activity,
-                   speech_acts, git_history)
+                   speech_acts, git_history, gh_interactions)
 }
 
 __all__ = ["ANALYZERS", "Analyzer", "Event", "ObservationDraft"]

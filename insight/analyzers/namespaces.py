@@ -26,5 +26,6 @@ def relationship(agent: str) -> str:
 
 
 PREFERENCE = "self:operator:preference"
+PERSON = "world:person"
 PROJECT = "world:project"
 ARTIFACT = "world:artifact"

@@ -60,20 +60,24 @@ def event_as_dict(event: MemoryEvent, *, context: bool = False) -> dict[str, Any
     }
 
 
+# Events whose meaning depends on their parent: the tool call a result answers, the pull
+# request or issue a review or comment replies to.
+_NEEDS_PARENT = {"user.tool_result", "review", "comment"}
+
+
 def _context_events(events: Sequence[MemoryEvent]) -> list[dict[str, Any]]:
-    """The tool calls that this batch's tool results answer, when an earlier batch held them."""
+    """The parents of this batch's events, when an earlier batch held them."""
     wanted: set[str] = set()
     for event in events:
-        if event.subtype == "user.tool_result":
+        if event.subtype in _NEEDS_PARENT:
             payload = event.payload if isinstance(event.payload, Mapping) else {}
             wanted.update(str(v) for v in (event.correlation_parent,
                                            payload.get("sourceToolAssistantUUID")) if v)
     wanted -= {event.source_id for event in events}
     if not wanted:
         return []
-    calls = MemoryEvent.objects.filter(source=events[0].source, source_id__in=wanted,
-                                       subtype="assistant.tool_use")
-    return [event_as_dict(call, context=True) for call in calls]
+    parents = MemoryEvent.objects.filter(source=events[0].source, source_id__in=wanted)
+    return [event_as_dict(parent, context=True) for parent in parents]
 
 
 def draft_submission(analyzer: str, draft: ObservationDraft) -> dict[str, Any]:

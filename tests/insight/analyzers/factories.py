@@ -93,3 +93,26 @@ def branch(name: str, tip: str, *, repo: str = "cortex") -> dict[str, Any]:
             "actor": "", "project": repo, "correlation": {"session": repo, "thread": "",
                                                           "parent": ""},
             "payload": {"repo": repo, "name": name, "tip": tip}}
+
+
+def gh_item(number: int, author: str, title: str, body: str = "", *, kind: str = "pull_request",
+            repo: str = "acme/billing") -> dict[str, Any]:
+    key = f"{repo}#{number}"
+    return {"id": _id(), "source": "gh", "source_id": key, "type": "gh", "subtype": kind,
+            "occurred_at": "2025-06-01T10:00:00Z", "actor": author,
+            "project": repo.rsplit("/", 1)[-1],
+            "correlation": {"session": repo, "thread": f"#{number}", "parent": ""},
+            "payload": {"number": number, "title": title, "body": body,
+                        "author": {"login": author}, "repo": repo}}
+
+
+def gh_reply(number: int, author: str, body: str, *, kind: str = "comment",
+             repo: str = "acme/billing") -> dict[str, Any]:
+    key = f"{repo}#{number}"
+    reply_id = next(_counter)
+    return {"id": _id(), "source": "gh", "source_id": f"{key}:{kind}:{reply_id}", "type": "gh",
+            "subtype": kind, "occurred_at": "2025-06-01T11:00:00Z", "actor": author,
+            "project": repo.rsplit("/", 1)[-1],
+            "correlation": {"session": repo, "thread": f"#{number}", "parent": key},
+            "payload": {"id": str(reply_id), "body": body, "author": {"login": author},
+                        "repo": repo}}

@@ -23,6 +23,7 @@ from insight.services.analysis import analysis_batch_run, analysis_cursors_reset
 from insight.tasks import analysis_run_task
 from memory.models.events import MemoryEvent
 from memory.models.observations import Observation
+from memory.selectors.observations import interaction_profile
 from memory.services.events import event_append_many
 from tests.insight.analyzers import factories as f
 
@@ -73,7 +74,7 @@ class TestEndToEnd:
     def test_every_category_comes_out_with_real_provenance(self) -> None:
         ids = set(store(*a_session()))
         summary = _analyze()
-        assert summary["events"] == {"claude-code": 10, "git": 1}
+        assert summary["events"] == {"claude-code": 10, "git": 1, "gh": 0}
         categories = Counter(Observation.objects.values_list("category", flat=True))
         assert set(categories) == {
             "instruction", "preference", "correction", "tool_error", "permission_request",
@@ -92,7 +93,7 @@ class TestEndToEnd:
         count = Observation.objects.count()
         assert sum(_analyze()["observations_created"].values()) == 0
         again = _analyze("--all")
-        assert again["events"] == {"claude-code": 10, "git": 1}
+        assert again["events"] == {"claude-code": 10, "git": 1, "gh": 0}
         assert sum(again["observations_created"].values()) == 0
         assert Observation.objects.count() == count
 
@@ -113,6 +114,16 @@ class TestEndToEnd:
                             use_id="t9", is_error=True, call={"source_id": call.source_id}))
         _analyze()
         assert Observation.objects.get(category="tool_error").payload_typed["tool"] == "Edit"
+
+    def test_mostly_directive_with_the_agent_expressive_with_a_person(self) -> None:
+        store(f.prompt("Fix the parser."), f.prompt("Run the tests."), f.prompt("Thanks!"),
+              f.gh_item(3, "anya", "Add the export"), f.gh_reply(3, "op", "Merci, bravo !"),
+              f.gh_reply(3, "op", "Great job, thank you!"))
+        _analyze("--batch-size", "1")  # each reply's pull request comes as context
+        agent = interaction_profile(counterpart="claude-code")
+        person = interaction_profile(counterpart="anya", speaker="op")
+        assert (agent.dominant, agent.acts["directive"]) == ("directive", 2)
+        assert (person.dominant, person.total) == ("expressive", 2)
 
     def test_an_analyzer_added_later_catches_up_alone(self) -> None:
         store(*a_session())
