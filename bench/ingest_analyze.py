@@ -13,10 +13,9 @@ Two ways, each on a fresh database:
 
 Creates a throwaway database `cortex_bench_analyze` on the embedded server (the log is
 append-only: bench events must not land in the operator's), generates the corpus with the
-project's own generator (insight.demo.corpus; cached under --work, shared with
-bench/ingest_corpus.py), and runs each size in a fresh process and a fresh database, so
-that its peak memory is its own. Target on a 2-core machine: ingestion + analysis
->= 10 MB/s. Prints the figures and the machine.
+project's own generator (insight.demo.corpus; cached under --work), and runs each size
+in fresh processes and a fresh database, so that its peak memory is its own. Target on
+a 2-core machine: ingestion + analysis >= 10 MB/s. Prints the figures and the machine.
 """
 
 from __future__ import annotations
@@ -35,10 +34,39 @@ from urllib.parse import urlsplit, urlunsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.ingest_corpus import _corpus, _repo, _size  # noqa: E402
 from bench.machine import machine_describe  # noqa: E402
 
 BENCH_DB = "cortex_bench_analyze"
+UNITS = {"K": 10**3, "M": 10**6, "G": 10**9}
+
+
+def _size(text: str) -> int:
+    text = text.strip().upper()
+    return int(float(text[:-1]) * UNITS[text[-1]]) if text[-1] in UNITS else int(text)
+
+
+def _corpus(work: Path, size: int, seed: int) -> Path:
+    """The generated sessions of about `size` bytes (cached: same seed, same bytes)."""
+    from insight.demo.corpus import corpus_write
+
+    out = work / f"corpus-{size}-{seed}"
+    if not (out / "DONE").exists():
+        started = time.monotonic()
+        info = corpus_write(out, seed=seed, size_bytes=size, git=False)
+        (out / "DONE").write_text(str(info.bytes))
+        print(f"  generated {info.bytes / 1e6:,.0f} MB ({info.sessions:,} sessions) in "
+              f"{time.monotonic() - started:.0f} s", flush=True)
+    return out / "claude" / "projects"
+
+
+def _repo(work: Path, commits: int) -> Path:
+    from insight.demo.gitrepo import git_repo_write
+
+    path = work / f"git-{commits}"
+    if not (work / f"git-{commits}.DONE").exists():
+        git_repo_write(path, seed=5, commits=commits)
+        (work / f"git-{commits}.DONE").write_text("ok")
+    return path
 
 
 def _admin_url() -> tuple[str, str]:
@@ -189,7 +217,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="1.1G")
     parser.add_argument("--commits", type=int, default=20_000)
-    parser.add_argument("--work", default="/tmp/cortex_bench_ingest")
+    parser.add_argument("--work", default="/tmp/cortex_bench_analyze")
     parser.add_argument("--modes", default="sequential,pipelined")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -206,7 +234,7 @@ def main() -> None:
     try:
         for index, size in enumerate(sorted(_size(s) for s in args.sizes.split(","))):
             print(f"corpus of {size / 1e6:,.0f} MB:", flush=True)
-            root, written = _corpus(work, size, seed=101 + index)
+            root = _corpus(work, size, seed=101 + index)
             for mode in modes:
                 pipelined = mode == "pipelined"
                 result = _run(admin, env, "claude-code", root, pipelined=pipelined)
