@@ -205,16 +205,26 @@ def _is_secret_field(key: str, value: Any) -> bool:
     )
 
 
-def sanitize(value: Any) -> tuple[Any, int]:
-    """Sanitize a JSON value: every string, dict keys included. Returns (value, redactions)."""
+MAX_DEPTH = 100
+
+
+class TooDeep(ValueError):
+    """A JSON value nested deeper than MAX_DEPTH."""
+
+
+def sanitize(value: Any, *, _depth: int = 0) -> tuple[Any, int]:
+    """Sanitize a JSON value: every string, dict keys included. Returns (value, redactions).
+    Raises TooDeep beyond MAX_DEPTH levels of nesting."""
     if isinstance(value, str):
         return sanitize_text(value)
+    if isinstance(value, dict | list | tuple) and _depth >= MAX_DEPTH:
+        raise TooDeep(f"nested deeper than {MAX_DEPTH} levels")
     if isinstance(value, dict):
-        return _sanitize_dict(value)
+        return _sanitize_dict(value, _depth + 1)
     if isinstance(value, list | tuple):
         out, total = [], 0
         for item in value:
-            clean, count = sanitize(item)
+            clean, count = sanitize(item, _depth=_depth + 1)
             out.append(clean)
             total += count
         return out, total
@@ -223,7 +233,7 @@ def sanitize(value: Any) -> tuple[Any, int]:
     return value, 0
 
 
-def _sanitize_dict(value: dict[Any, Any]) -> tuple[dict[str, Any], int]:
+def _sanitize_dict(value: dict[Any, Any], depth: int) -> tuple[dict[str, Any], int]:
     out: dict[str, Any] = {}
     total = 0
     for raw_key, item in value.items():
@@ -233,6 +243,6 @@ def _sanitize_dict(value: dict[Any, Any]) -> tuple[dict[str, Any], int]:
             out[key] = marker("secret-field")
             total += 1
             continue
-        out[key], count = sanitize(item)
+        out[key], count = sanitize(item, _depth=depth)
         total += count
     return out, total

@@ -43,6 +43,8 @@ class OrjsonParser(BaseParser):
         # allows; the standard parser takes them (strings are cleaned before storage).
         try:
             return json.loads(body.decode("utf-8"), parse_constant=_no_constants)
+        except RecursionError:
+            raise ParseError("Malformed JSON (nested too deeply).") from None
         except (ValueError, UnicodeDecodeError) as error:
             where = ""
             if isinstance(error, json.JSONDecodeError):

@@ -155,7 +155,10 @@ def _sanitized_row(
         clean, count = redaction.sanitize_text(value)
         clean_texts.append(clean)
         total += count
-    clean_payload, count = redaction.sanitize(dict(payload))
+    try:
+        clean_payload, count = redaction.sanitize(dict(payload))
+    except redaction.TooDeep:
+        return None, {"payload": f"Nested deeper than {redaction.MAX_DEPTH} levels."}, False
     total += count
     payload_bytes = _dump(clean_payload)
     if len(payload_bytes) > max_payload_bytes:

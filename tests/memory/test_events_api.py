@@ -138,6 +138,16 @@ def test_malformed_json_is_400(writer: APIClient, raw: bytes) -> None:
     assert _error(response, 400)["code"] == "parse_error"
 
 
+def test_deep_nesting_is_400_not_500(writer: APIClient) -> None:
+    deep: Any = "leaf"
+    for _ in range(150):
+        deep = {"d": deep}
+    assert "payload" in _error(_post(writer, {"source_id": "a", "payload": deep}), 400)["fields"]
+    raw = b'{"source_id": "b", "payload": ' + b'{"d": ' * 5000 + b"1" + b"}" * 5001
+    assert _error(writer.post(URL, data=raw, content_type="application/json"), 400)
+    assert MemoryEvent.objects.count() == 0
+
+
 def test_escaped_lone_surrogates_and_nul_are_cleaned_not_refused(writer: APIClient) -> None:
     raw = b'{"source_id": "s", "payload": {"t": "a\\ud800b\\u0000c"}}'
     assert writer.post(URL, data=raw, content_type="application/json").status_code == 201
