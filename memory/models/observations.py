@@ -23,6 +23,7 @@ class ObservationStatus(models.TextChoices):
     RETAINED = "retained"
     QUARANTINED = "quarantined"
     FAILED = "failed"
+    UNHANDLED = "unhandled", "unhandled (no handler for its category and namespace)"
 
 
 class Observation(models.Model):
@@ -54,10 +55,16 @@ class Observation(models.Model):
     attempts = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True, default="")
     retained_at = models.DateTimeField(null=True, blank=True)
+    # The Retain Job's canonical order, stable on replay: the commit position of the latest
+    # event it derives from, then its dedup key (memory.services.retain_order).
+    order_key = models.CharField(max_length=160, blank=True, db_default="", default="",
+                                 editable=False)
 
     class Meta:
         indexes = [
             models.Index(fields=["status", "id"], name="memory_obs_status"),
+            models.Index(fields=["order_key"], name="memory_obs_pending_order",
+                         condition=models.Q(status="pending")),
             models.Index(fields=["category", "target_namespace"], name="memory_obs_category"),
             models.Index(fields=["target_namespace", "id"], name="memory_obs_namespace"),
             models.Index(fields=["timestamp"], name="memory_obs_timestamp"),
