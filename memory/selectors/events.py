@@ -32,6 +32,7 @@ def position_parse(cursor: Any) -> Position | None:
         and len(cursor) == 2
         and isinstance(cursor[0], int)
         and not isinstance(cursor[0], bool)
+        and 0 <= cursor[0] < 2**63
         and isinstance(cursor[1], str)
         and len(cursor[1]) <= 26
     ):

@@ -73,7 +73,11 @@ def _occurred_at(value: Any) -> tuple[datetime, str | None]:
     if not isinstance(value, datetime):
         return clock.now(), "Must be an ISO 8601 date-time."
     # A timestamp without an offset is read as UTC.
-    return (value if value.tzinfo else value.replace(tzinfo=UTC)), None
+    aware = value if value.tzinfo else value.replace(tzinfo=UTC)
+    try:
+        return aware.astimezone(UTC), None
+    except OverflowError:
+        return clock.now(), "Out of range (years 1 to 9999 in UTC)."
 
 
 def _correlation(value: Any, errors: Errors) -> list[str]:

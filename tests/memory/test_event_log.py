@@ -141,6 +141,8 @@ def test_a_batch_of_1000_is_a_handful_of_statements() -> None:
         ({"source_id": "a", "type": ["x"]}, "type"),
         ({"source_id": "a", "occurred_at": "yesterday"}, "occurred_at"),
         ({"source_id": "a", "occurred_at": 1700000000}, "occurred_at"),
+        ({"source_id": "a", "occurred_at": "0001-01-01T00:00:00+14:00"}, "occurred_at"),
+        ({"source_id": "a", "occurred_at": "9999-12-31T23:59:59-14:00"}, "occurred_at"),
         ({"source_id": "a", "correlation": "s1"}, "correlation"),
         ({"source_id": "a", "correlation": {"session": 1}}, "correlation"),
         ({"source_id": "a", "correlation": {"other": "x"}}, "correlation"),

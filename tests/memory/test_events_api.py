@@ -283,6 +283,8 @@ def test_get_pages_with_a_cursor_both_ways(writer: APIClient) -> None:
     [
         ({"cursor": "garbage!"}, "cursor"),
         ({"cursor": "WzEsMiwzXQ"}, "cursor"),  # valid base64 JSON, not a cursor
+        ({"cursor": "WzkyMjMzNzIwMzY4NTQ3NzU4MDgsIngiXQ"}, "cursor"),  # beyond bigint
+        ({"cursor": "Wy0xLCJ4Il0"}, "cursor"),  # a negative position
         ({"occurred_after": "soon"}, "occurred_after"),
         ({"limit": 0}, "limit"),
         ({"limit": 5000}, "limit"),
