@@ -11,6 +11,9 @@ from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 from knox.models import AuthToken
 from rest_framework.test import APIClient
 
@@ -304,3 +307,31 @@ def test_the_schema_documents_the_endpoint_and_its_errors() -> None:
     assert {p["name"] for p in get["parameters"]} >= {
         "source", "type", "subtype", "project", "occurred_after", "occurred_before", "cursor",
     }
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+    max_leaves=12,
+)
+EVENTISH = st.fixed_dictionaries(
+    {"source_id": st.text(max_size=20) | st.integers()},
+    optional={
+        name: JSON
+        for name in (
+            "type", "subtype", "actor", "project", "occurred_at", "correlation", "payload", "id",
+        )
+    },
+)
+
+
+@given(body=JSON | EVENTISH | st.fixed_dictionaries({"events": st.lists(EVENTISH, max_size=5)}))
+@hypothesis_settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_any_json_body_gets_201_or_400_with_the_error_shape(writer: APIClient, body: Any) -> None:
+    response = _post(writer, body)
+    assert response.status_code in (201, 400), response.content
+    if response.status_code == 400:
+        _error(response, 400)
