@@ -23,12 +23,12 @@ def _flush_past_the_append_only_log() -> Iterator[None]:
     import pgtrigger
     from django.test import TransactionTestCase
 
-    original = TransactionTestCase._fixture_teardown
+    original = getattr(TransactionTestCase, "_fixture_teardown")  # noqa: B009 - private, untyped
 
     def teardown(self: TransactionTestCase) -> None:
         with pgtrigger.ignore("memory.MemoryEvent:no_truncate"):
             original(self)
 
-    TransactionTestCase._fixture_teardown = teardown  # type: ignore[method-assign]
+    setattr(TransactionTestCase, "_fixture_teardown", teardown)  # noqa: B010
     yield
-    TransactionTestCase._fixture_teardown = original  # type: ignore[method-assign]
+    setattr(TransactionTestCase, "_fixture_teardown", original)  # noqa: B010
