@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from celery import shared_task
+from django.db import OperationalError
 
 from insight.services.analysis import (
     BATCH_SIZE,
@@ -13,7 +14,8 @@ from insight.services.analysis import (
 
 
 @shared_task(name="insight.analysis_run", acks_late=True, ignore_result=True,
-             soft_time_limit=600, time_limit=660, max_retries=3)
+             soft_time_limit=600, time_limit=660, autoretry_for=(OperationalError,),
+             retry_backoff=True, max_retries=5)
 def analysis_run_task(source: str, batch_size: int = BATCH_SIZE) -> dict[str, object]:
     """One batch of `source`'s unanalyzed events; queues the next while events remain.
     Delivered twice, the second finds the cursors moved (or locked) and does no harm."""

@@ -92,9 +92,29 @@ def draft_submission(analyzer: str, draft: ObservationDraft) -> dict[str, Any]:
     }
 
 
+def _drafts(analyzer: Analyzer, events: list[dict[str, Any]]) -> list[ObservationDraft]:
+    """The analyzer's drafts. If it fails on the batch, each event is retried alone (the others
+    as context) and the events it still fails on are logged and skipped: one odd event must
+    not stop every later one (the sweep would replay the same failure forever)."""
+    try:
+        return analyzer.analyze(events)
+    except Exception:
+        logger.exception("analyzer %s failed on a batch; retrying event by event", analyzer.name)
+    drafts: list[ObservationDraft] = []
+    for index, event in enumerate(events):
+        if event.get("context"):
+            continue
+        alone = [e if i == index else {**e, "context": True} for i, e in enumerate(events)]
+        try:
+            drafts += analyzer.analyze(alone)
+        except Exception:
+            logger.exception("analyzer %s skips event %s", analyzer.name, event["id"])
+    return drafts
+
+
 def _submissions(analyzer: Analyzer, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     seen, out = set(), []
-    for draft in analyzer.analyze(events):
+    for draft in _drafts(analyzer, events):
         submission = draft_submission(analyzer.name, draft)
         if submission["dedup_key"] not in seen:
             seen.add(submission["dedup_key"])

@@ -212,3 +212,22 @@ def test_an_event_committed_late_is_analyzed_not_skipped() -> None:
     analysis_batch_run(source="claude-code", analyzers=["instructions"])
     claims = set(Observation.objects.values_list("payload_typed__claim", flat=True))
     assert claims == {"use ruff", "use flake8"}
+
+
+@pytest.mark.django_db
+def test_an_analyzer_crashing_on_one_event_skips_only_that_event(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    instructions = registry.ANALYZERS["instructions"]
+
+    def fragile(events: Any) -> list[ObservationDraft]:
+        if any("poison" in str(e["payload"]) for e in events if not e.get("context")):
+            raise ValueError("cannot read this one")
+        return instructions.analyze(events)
+
+    monkeypatch.setitem(registry.ANALYZERS, "instructions",
+                        Analyzer(name="instructions", sources=("claude-code",), analyze=fragile))
+    store(f.prompt("Always use uv."), f.prompt("poison"), f.prompt("Never use pip."))
+    report = analysis_batch_run(source="claude-code", analyzers=["instructions"])
+    assert (report.events, report.created["instructions"]) == (3, 2)
+    assert "skips event" in caplog.text
