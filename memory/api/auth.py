@@ -11,9 +11,10 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from knox.auth import TokenAuthentication
 from knox.crypto import hash_token
-from knox.models import get_token_model
 from knox.settings import CONSTANTS
 from rest_framework import exceptions
+
+from memory.selectors.tokens import token_candidates
 
 
 class AgentTokenAuthentication(TokenAuthentication):
@@ -27,10 +28,7 @@ class AgentTokenAuthentication(TokenAuthentication):
             digest = hash_token(text)
         except (UnicodeDecodeError, TypeError, binascii.Error) as error:
             raise exceptions.AuthenticationFailed(message) from error
-        candidates = get_token_model().objects.filter(
-            token_key=text[: CONSTANTS.TOKEN_KEY_LENGTH]
-        ).select_related("user", "user__agent")
-        for auth_token in candidates:
+        for auth_token in token_candidates(token_key=text[: CONSTANTS.TOKEN_KEY_LENGTH]):
             if not compare_digest(digest, auth_token.digest):
                 continue
             if auth_token.expiry is not None and auth_token.expiry < timezone.now():
