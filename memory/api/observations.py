@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
@@ -112,8 +112,7 @@ class ProfileView(APIView):
     @extend_schema(
         operation_id="interaction_profile",
         summary="The speech-act distribution of the interactions with a counterpart",
-        parameters=[ProfileQuerySerializer,
-                    OpenApiParameter("counterpart", required=True, type=str)],
+        parameters=[ProfileQuerySerializer],
         responses={200: ProfileSerializer, **error_responses(400, 401, 403, 429)},
     )
     def get(self, request: Request) -> Response:
