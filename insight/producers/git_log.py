@@ -7,7 +7,7 @@ verbatim (no quoting). Django-free.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,9 @@ def existing_commits(repo: Path, shas: Iterable[str]) -> list[str]:
             if len(parts) == 2 and parts[1] == "commit"]
 
 
-def git_commits(repo: Path, *, exclude: Iterable[str] = ()) -> Iterator[dict[str, Any]]:
+def git_commits(
+    repo: Path, *, exclude: Iterable[str] = ()
+) -> Generator[dict[str, Any], None, None]:
     """Commits reachable from any ref and not from `exclude`, newest first."""
     cmd = ["git", "-C", str(repo), "log", "--all", "--source", "--numstat", "--no-renames",
            "-z", f"--format={_FORMAT}", "--stdin"]
@@ -60,6 +62,7 @@ def git_commits(repo: Path, *, exclude: Iterable[str] = ()) -> Iterator[dict[str
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write("".join(f"^{sha}\n" for sha in exclude).encode())
     proc.stdin.close()
+    finished = False
     try:
         tail = b""
         while chunk := proc.stdout.read(CHUNK_BYTES):
@@ -70,9 +73,12 @@ def git_commits(repo: Path, *, exclude: Iterable[str] = ()) -> Iterator[dict[str
                     yield _parse_commit(raw.decode("utf-8", "replace"))
         if tail:
             yield _parse_commit(tail.decode("utf-8", "replace"))
+        finished = True
     finally:
         proc.stdout.close()
-        if proc.wait() != 0:
+        if not finished:  # the caller stopped early: git is not needed any more
+            proc.kill()
+        if proc.wait() != 0 and finished:
             raise subprocess.CalledProcessError(proc.returncode, cmd)
 
 

@@ -119,3 +119,14 @@ def test_the_demo_corpus_ingests_without_a_malformed_line(demo: Any) -> None:
             "assistant.tool_use", "assistant.thinking", "system.compact_boundary",
             "system.api_error", "summary", "file-history-snapshot"} <= subtypes
     assert MemoryEvent.objects.filter(actor__startswith="claude-code:").exists()
+
+
+@pytest.mark.django_db
+def test_demo_corpus_ingest_writes_and_ingests_both_sources(tmp_path: Path) -> None:
+    from insight.demo.ingest import demo_corpus_ingest
+
+    result = demo_corpus_ingest(out=tmp_path, seed=7)
+    assert result.sessions.events_stored == MemoryEvent.objects.filter(
+        source="claude-code").count() > 300
+    assert result.git is not None and result.git.records == result.corpus.commits
+    assert MemoryEvent.objects.filter(source="git", subtype="commit").count() == 120

@@ -123,3 +123,11 @@ def test_the_generated_demo_repository_ingests(tmp_path: Path) -> None:
     commits = MemoryEvent.objects.filter(source="git", subtype="commit")
     assert commits.filter(payload__is_merge=True).exists()
     assert len(set(commits.values_list("actor", flat=True))) >= 5
+
+
+def test_stopping_early_leaves_no_error_and_no_git_process(repo: Path) -> None:
+    from insight.producers.git_log import git_commits
+
+    commits = git_commits(repo)
+    assert next(commits)["sha"]
+    commits.close()  # must not raise (git is killed, not left writing to a closed pipe)
