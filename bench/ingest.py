@@ -221,6 +221,8 @@ def _report(url: str, token: str, args: argparse.Namespace, where: str) -> None:
         "(target p50 < 10 ms)"
     )
     print(machine_describe())
+    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    print(f"load average (1, 5, 15 min) at the end: {load}; other work on the machine skews it")
 
 
 def main() -> None:
