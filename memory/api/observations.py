@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 
 from cortex_site.api_errors import error_body
 from memory.api.events import request_source
+from memory.api.parsers import OrjsonParser
 from memory.api.permissions import scope_required
 from memory.api.schema import error_responses
 from memory.models.taxonomy import Valence
@@ -64,6 +65,7 @@ class ObservationOutSerializer(serializers.Serializer[Any]):
 
 class ObservationsView(APIView):
     permission_classes = [scope_required("observations:write")]
+    parser_classes = [OrjsonParser]
 
     @extend_schema(
         operation_id="observations_submit",

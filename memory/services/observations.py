@@ -27,6 +27,7 @@ MAX_BATCH = 5000
 MAX_EVENT_IDS = 1000
 MAX_ACTORS = 50
 MAX_PAYLOAD_BYTES = 64 * 1024
+MAX_DEPTH = 32
 NAMESPACE = re.compile(r"^[a-z][a-z0-9_-]*(?::[A-Za-z0-9_.*@+-]+)*$")
 REQUIRED = ("source", "category", "timestamp", "target_namespace", "payload_typed")
 FIELDS = {"source", "category", "timestamp", "target_namespace", "topic", "actors", "sentiment",
@@ -84,6 +85,22 @@ def _event_ids_ok(value: Any) -> bool:
     )
 
 
+def _plain_json(value: Any) -> bool:
+    """Storable as is: not nested too deeply, no integer beyond 64 bits."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return False
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend((v, depth + 1) for v in item)
+        elif isinstance(item, int) and not -(2**63) <= item < 2**64:
+            return False
+    return True
+
+
 def _correlation(value: Any) -> dict[str, str] | None:
     if value is None:
         return {"session": "", "thread": "", "parent": ""}
@@ -109,12 +126,12 @@ def _check(data: Mapping[str, Any]) -> tuple[dict[str, Any], Errors]:
         "timestamp": _timestamp(data.get("timestamp")),
         "target_namespace": data.get("target_namespace"),
         "topic": _string(data.get("topic", ""), 300, required=False),
-        "actors": list(data.get("actors") or []),
+        "actors": data.get("actors") or [],
         "sentiment": data.get("sentiment", Valence.NEUTRAL),
         "sentiment_score": _score(data.get("sentiment_score", 0.0)),
         "payload_typed": data.get("payload_typed"),
         "correlation": _correlation(data.get("correlation")),
-        "event_ids": list(data.get("event_ids") or []),
+        "event_ids": data.get("event_ids") or [],
         "dedup_key": _string(data.get("dedup_key", ""), 255, required=False),
     }
     messages = {
@@ -138,6 +155,10 @@ def _check(data: Mapping[str, Any]) -> tuple[dict[str, Any], Errors]:
                             'and "name" or "key" (strings).')
     if not _event_ids_ok(data.get("event_ids", [])):
         errors["event_ids"] = f"Must be a list of at most {MAX_EVENT_IDS} event ids."
+    for name in ("payload_typed", "actors", "correlation"):
+        if name not in errors and not _plain_json(data.get(name)):
+            errors[name] = (f"Must nest at most {MAX_DEPTH} levels, with integers of at most "
+                            "64 bits.")
     if clean["category"] is not None and "payload_typed" in data:
         problems = payload_errors(clean["category"], clean["payload_typed"])
         if "category" in problems:

@@ -91,6 +91,10 @@ def test_the_producers_dedup_key_decides_what_is_the_same() -> None:
         ({"event_ids": ["x" * 40]}, "event_ids"),
         ({"topic": "t" * 301}, "topic"),
         ({"correlation": {"session": 1}}, "correlation"),
+        ({"actors": 5}, "actors"),
+        ({"event_ids": 5}, "event_ids"),
+        ({"payload_typed": {"claim": "c", "subject": "s", "polarity": "negative", "n": 10**30}},
+         "payload_typed"),
     ],
 )
 def test_bad_input_names_the_field_and_writes_nothing(overrides: dict[str, Any],

@@ -85,6 +85,12 @@ def test_an_observation_is_stored_under_the_agents_source_and_a_repeat_is_not(
         (OBSERVATION | {"colour": "blue"}, "colour"),
         (OBSERVATION | {"source": "git"}, "source"),
         ([OBSERVATION], "non_field_errors"),
+        (OBSERVATION | {"actors": 5}, "actors"),
+        (OBSERVATION | {"event_ids": 5}, "event_ids"),
+        (OBSERVATION | {"correlation": "s1"}, "correlation"),
+        (OBSERVATION | {"payload_typed": {"tool": "Bash", "signature": "s",
+                                          "deep": json.loads("[" * 200 + "]" * 200)}},
+         "payload_typed"),
     ],
 )
 def test_bad_input_is_400_naming_the_field_and_writes_nothing(
@@ -100,9 +106,9 @@ def test_the_payload_field_at_fault_is_named_inside_payload_typed(writer: APICli
     assert error["fields"]["payload_typed"] == {"signature": "This field is required."}
 
 
-def test_malformed_json_is_400(writer: APIClient) -> None:
-    response = writer.post(URL, data=b"{nope", content_type="application/json")
-    _error(response, 400)
+@pytest.mark.parametrize("raw", [b"{nope", b"[" * 5000 + b"]" * 5000])
+def test_malformed_or_absurdly_nested_json_is_400(writer: APIClient, raw: bytes) -> None:
+    _error(writer.post(URL, data=raw, content_type="application/json"), 400)
 
 
 def test_an_oversized_payload_is_413(writer: APIClient) -> None:
