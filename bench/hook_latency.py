@@ -1,0 +1,86 @@
+"""How long a Claude Code hook holds the agent: `python -m insight.hooks PostToolUse`.
+
+    python bench/hook_latency.py [--runs 20]
+
+Three cases, each with a transcript that gained a few lines since the last call: Cortex
+down (connection refused), Cortex hanging (accepts, never answers: the request timeout
+and the hook's budget bound it), and nothing new. Target: well under a second, always.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.machine import machine_describe  # noqa: E402
+
+SESSION = "0b7c1e7e-2f53-4d5e-9a55-3f8f4a1c2d10"
+
+
+def _record(i: int) -> bytes:
+    return json.dumps({
+        "type": "user", "uuid": f"bench-{i}", "sessionId": SESSION, "cwd": "/home/op/shop",
+        "timestamp": "2026-04-01T10:00:00.000Z", "parentUuid": None,
+        "message": {"role": "user", "content": "run the tests " * 20},
+    }).encode() + b"\n"
+
+
+def _time_hook(transcript: Path, env: dict[str, str]) -> float:
+    payload = json.dumps({"session_id": SESSION, "transcript_path": str(transcript),
+                          "hook_event_name": "PostToolUse"}).encode()
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "insight.hooks", "PostToolUse"], input=payload,
+                   env=env, check=True, capture_output=True)
+    return time.perf_counter() - started
+
+
+def _case(name: str, url: str, runs: int, new_lines: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        home, transcript = Path(tmp) / "home", Path(tmp) / "projects" / "-x" / f"{SESSION}.jsonl"
+        transcript.parent.mkdir(parents=True)
+        transcript.write_bytes(b"")
+        env = {**os.environ, "CORTEX_HOME": str(home), "CORTEX_URL": url,
+               "CORTEX_TOKEN": "bench"}
+        times = []
+        for run in range(runs):
+            with transcript.open("ab") as fh:
+                for i in range(new_lines):
+                    fh.write(_record(run * 1000 + i))
+            times.append(_time_hook(transcript, env))
+        print(f"  {name}: p50 {statistics.median(times) * 1000:.0f} ms, "
+              f"max {max(times) * 1000:.0f} ms over {runs} runs", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=20)
+    args = parser.parse_args()
+    print(machine_describe())
+    refused = socket.socket()
+    refused.bind(("127.0.0.1", 0))
+    refused_port = refused.getsockname()[1]
+    refused.close()
+    hanging = socket.socket()
+    hanging.bind(("127.0.0.1", 0))
+    hanging.listen(100)  # accepts connections in the backlog, never answers
+    print("hook wall time (interpreter start included):")
+    _case("Cortex down, 10 new lines", f"http://127.0.0.1:{refused_port}", args.runs, 10)
+    _case("Cortex hanging, 10 new lines",
+          f"http://127.0.0.1:{hanging.getsockname()[1]}", max(args.runs // 4, 3), 10)
+    _case("nothing new", f"http://127.0.0.1:{refused_port}", args.runs, 0)
+    hanging.close()
+
+
+if __name__ == "__main__":
+    main()
