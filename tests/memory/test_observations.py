@@ -42,9 +42,9 @@ def _instruction(**overrides: Any) -> dict[str, Any]:
 
 def _invalid(**overrides: Any) -> dict[str, Any]:
     with pytest.raises(ObservationInvalid) as caught:
-        observation_submit(**_instruction(**overrides))
+        observation_submit_many(observations=[_instruction(**overrides)])
     assert Observation.objects.count() == 0
-    return caught.value.fields
+    return dict(caught.value.fields["0"])
 
 
 def test_an_observation_is_stored_pending_with_its_provenance() -> None:
