@@ -10,6 +10,7 @@ from insight.producers.base import IngestSummary, Progress
 from insight.producers.git_log import (
     SOURCE,
     branch_event,
+    branch_name,
     commit_event,
     existing_commits,
     git_commits,
@@ -45,7 +46,7 @@ class GitProducer:
                 dates[commit["sha"]] = commit["committed_at"]
             sink.add([commit_event(commit, repo=self.name)], size=len(commit["message"]))
         for ref, tip in sorted(refs.items()):
-            if known.get(ref) != tip:
+            if known.get(ref) != tip and branch_name(ref):  # tags only bound the next run
                 when = dates.get(tip) or clock.now().isoformat()
                 sink.add([branch_event(repo=self.name, ref=ref, tip=tip, occurred_at=when)])
         sink.mark("tips", refs)  # only once every commit before it is stored

@@ -82,7 +82,9 @@ def test_commits_with_files_authors_merges_and_branches(repo: Path) -> None:
 
 
 def test_a_second_run_reads_only_new_commits(repo: Path) -> None:
+    _git(repo, "tag", "v1")
     ingest("git", str(repo))
+    assert not MemoryEvent.objects.filter(source="git", source_id__contains="tags/").exists()
     assert ingest("git", str(repo))["records"] == 0
     sha = _commit(repo, "app.py", "new\n", "docs: more")
     summary = ingest("git", str(repo))
