@@ -15,9 +15,23 @@ from django.utils.html import format_html, format_html_join
 from memory.admin.paging import EstimatedCountPaginator
 from memory.models import Namespace
 from memory.models.observations import Observation
+from memory.observation_schemas import observation_categories
 from memory.selectors.observations import observation_evidence
 
 EXCERPT = 160
+
+
+class CategoryFilter(admin.SimpleListFilter):
+    """The registered categories (not a DISTINCT over a table that only grows)."""
+
+    title = "category"
+    parameter_name = "category"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [(name, name) for name in observation_categories()]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        return queryset.filter(category=self.value()) if self.value() else queryset
 
 
 class TargetNamespaceFilter(admin.SimpleListFilter):
@@ -49,7 +63,7 @@ def _excerpt(payload: Any) -> str:
 class ObservationAdmin(admin.ModelAdmin):
     list_display = ("id", "timestamp", "category", "status", "target_namespace", "topic",
                     "sentiment", "source")
-    list_filter = ("category", "status", TargetNamespaceFilter, "sentiment", "source")
+    list_filter = (CategoryFilter, "status", TargetNamespaceFilter, "sentiment")
     search_fields = ("=id", "topic", "=correlation_session")
     search_help_text = "Exact id or session, or words of the topic."
     ordering = ("-id",)
