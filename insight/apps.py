@@ -4,3 +4,12 @@ from django.apps import AppConfig
 class InsightConfig(AppConfig):
     name = "insight"
     verbose_name = "Insight (producers and analyzers)"
+
+    def ready(self) -> None:
+        from insight import handlers  # noqa: F401 - registers the Retain Job's handlers
+        from insight.services.retain_hooks import PRODUCER, analysis_horizon
+        from memory.retain.horizon import retain_horizon_register
+        from memory.retain.replay import replay_producer_register
+
+        retain_horizon_register("insight.analysis", analysis_horizon)
+        replay_producer_register(PRODUCER)

@@ -256,7 +256,11 @@ class SchemaFitSection:
     # before any observation of it was retained; it rises towards 1 with the count n of
     # retained ones: prior + (1 - prior) x n / (n + half_count).
     familiarity_prior: float = 0.5
+    # ... when only a catch-all handler (empty pattern) is registered for the category.
+    generic_prior: float = 0.25
     familiarity_half_count: float = 10.0
+    # What a new actor in a namespace the taxonomy describes counts for (a known one: 1).
+    new_actor_credit: float = 0.5
 
     def check(self, where: str) -> None:
         _exact_keys(f"{where}.weights", self.weights, SCHEMA_FIT_PARTS)
@@ -265,6 +269,8 @@ class SchemaFitSection:
         if abs(sum(self.weights.values()) - 1.0) > 1e-9:
             _fail(f"{where}.weights", f"must sum to 1, got {sum(self.weights.values())}")
         _unit(f"{where}.familiarity_prior", self.familiarity_prior)
+        _unit(f"{where}.generic_prior", self.generic_prior)
+        _unit(f"{where}.new_actor_credit", self.new_actor_credit)
         _positive(f"{where}.familiarity_half_count", self.familiarity_half_count)
 
 

@@ -9,8 +9,6 @@ from memory.models.consolidation import (  # noqa: F401
 from memory.models.events import EventIdempotencyKey, MemoryEvent  # noqa: F401
 from memory.models.graph import Entity, EntityStatus, Relation, Route  # noqa: F401
 from memory.models.observations import Observation, ObservationStatus  # noqa: F401
-from memory.models.taxonomy import MemoryType, Namespace, Referent, Valence  # noqa: F401
-from memory.models.working_set import WorkingItem, WorkingSession  # noqa: F401
 from memory.models.retain import (  # noqa: F401
     Conflict,
     ConflictStatus,
@@ -30,3 +28,5 @@ from memory.models.retain import (  # noqa: F401
     ReviewStatus,
     VocabularyTerm,
 )
+from memory.models.taxonomy import MemoryType, Namespace, Referent, Valence  # noqa: F401
+from memory.models.working_set import WorkingItem, WorkingSession  # noqa: F401

@@ -22,6 +22,7 @@ from memory.models.events import MemoryEvent
 from memory.models.observations import ObservationStatus, new_observation_id
 from memory.models.taxonomy import Valence
 from memory.observation_schemas import payload_errors
+from memory.services.retain import retain_enqueue
 
 MAX_BATCH = 5000
 MAX_EVENT_IDS = 1000
@@ -282,11 +283,13 @@ def observation_submit_many(
         return []
     with transaction.atomic():
         stored = _insert(rows)
-    results = []
-    for row in rows:
-        # A row whose id is not the stored one lost to an earlier row with its key.
-        pk, status = stored[row["dedup_key"]]
-        results.append(ObservationSubmitResult(id=pk, created=pk == row["id"], status=status))
+        results = []
+        for row in rows:
+            # A row whose id is not the stored one lost to an earlier row with its key.
+            pk, status = stored[row["dedup_key"]]
+            results.append(ObservationSubmitResult(id=pk, created=pk == row["id"],
+                                                   status=status))
+        retain_enqueue(observation_ids=[r.id for r in results if r.created])
     return results
 
 

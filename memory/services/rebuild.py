@@ -1,0 +1,69 @@
+"""`cortex rebuild graph`: Layers 2 and 3 rebuilt from the raw log alone.
+
+Everything derived is cleared (entities, relations, facts, conflicts, review items,
+mentions, merges, embeddings, the job's lookup tables, the observations the analyzers
+derived and their cursors; never the raw event log), then the producers read the whole
+log again in commit order and the Retain Job retains what they observe, in its canonical
+order. Observations posted directly (not derived from the log) are kept and retained again.
+Operator decisions (review, conflicts, splits) are not in the raw log and are not replayed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db import connection, transaction
+
+from memory.config import DecayConfig, config_get
+from memory.models import Observation, ObservationStatus
+from memory.retain.replay import rebuild_clearers, replay_producers
+from memory.selectors.graph import graph_digest
+from memory.services.retain import RetainReport, retain_drain, retain_lock
+
+# One TRUNCATE, no CASCADE: a table of another layer that references these makes
+# PostgreSQL refuse and name it, rather than be emptied silently.
+DERIVED_TABLES = (
+    "memory_entitymention", "memory_relationevidence", "memory_factevidence",
+    "memory_conflict", "memory_reviewitem_entities", "memory_reviewitem", "memory_fact",
+    "memory_entitymerge", "memory_regenerationrequest", "memory_entityembedding",
+    "memory_entityalias", "memory_vocabularyterm", "memory_pairfamiliarity",
+    "memory_entitytransition", "memory_relationtransition", "memory_relation",
+    "memory_entity",
+)
+
+
+@dataclass
+class RebuildReport:
+    observations_deleted: int = 0
+    observations_kept: int = 0
+    produced: dict[str, int] = field(default_factory=dict)
+    retain: RetainReport = field(default_factory=RetainReport)
+    digest: str = ""
+
+
+def graph_clear() -> tuple[int, int]:
+    """Clear Layers 2 and 3; (observations deleted, observations kept and made pending)."""
+    with retain_lock(), transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute(f"TRUNCATE {', '.join(DERIVED_TABLES)}")
+        for clear in rebuild_clearers():
+            clear()
+        deleted = 0
+        for producer in replay_producers():
+            deleted += Observation.objects.filter(source__startswith=producer.prefix).delete()[0]
+            producer.reset()
+        kept = Observation.objects.update(
+            status=ObservationStatus.PENDING, schema_fit=None, attempts=0, error="",
+            retained_at=None, order_key="")
+    return deleted, kept
+
+
+def graph_rebuild(*, config: DecayConfig | None = None) -> RebuildReport:
+    config = config or config_get()
+    report = RebuildReport()
+    report.observations_deleted, report.observations_kept = graph_clear()
+    for producer in replay_producers():
+        report.produced[producer.name] = producer.run()
+    report.retain = retain_drain(config=config)
+    report.digest = graph_digest()
+    return report

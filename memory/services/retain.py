@@ -1,0 +1,238 @@
+"""The Retain Job (SPEC section 6): pending Observations become graph state.
+
+Determinism: observations are retained one after the other, under a PostgreSQL advisory
+lock, in their canonical order (`Observation.order_key`: the commit position of their
+latest raw event, then their dedup key; see memory.retain.horizon), and only below the
+horizon past which an earlier observation could still appear. Two workers on overlapping
+batches therefore produce the graph one would, and a replay of the raw log the graph the
+incremental path built. Reinforcement happens at the observation's timestamp, never the
+wall clock.
+
+Reliability: PostgreSQL is the truth. Each chunk's effects commit with the observations'
+status change; an observation retained twice changes nothing (it is no longer pending).
+Attempts are counted before each chunk is tried: after a crash or an error the chunk's
+observations are retried one by one, and one that reaches `max_attempts` is marked failed
+with its error. The sweeper re-queues pending observations whose task was lost.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import timedelta
+from functools import partial
+
+from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
+from django.db.models import F
+
+from memory import clock
+from memory.config import DecayConfig, config_get
+from memory.models import Observation, ObservationStatus
+from memory.retain.horizon import retain_horizon
+from memory.services.retain_chunk import ChunkReport, chunk_retain
+
+logger = logging.getLogger(__name__)
+
+RETAIN_LOCK_KEY = 0x636F7274_0003
+LOCK_TIMEOUT_SECONDS = 60.0
+GAVE_UP = "gave up after {n} attempts: {error}"
+WORKER_LOST = "the worker stopped while retaining it"
+
+_ORDER_KEYS = """
+UPDATE memory_observation AS o SET order_key = COALESCE(
+    (SELECT lpad(e.txid::text, 20, '0') || ':' || e.id FROM memory_memoryevent AS e
+      WHERE e.id = ANY(o.event_ids) ORDER BY e.txid DESC, e.id DESC LIMIT 1),
+    lpad('0', 20, '0') || ':'
+        || to_char(o.timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')
+) || ':' || o.dedup_key
+WHERE o.status = 'pending' AND o.order_key = ''
+"""
+
+
+class RetainBusy(RuntimeError):
+    """Another worker holds the retain lock for longer than we waited."""
+
+
+@dataclass
+class RetainReport:
+    processed: int = 0
+    chunks: ChunkReport = field(default_factory=ChunkReport)
+    gave_up: int = 0
+    more: bool = False
+
+    def as_dict(self) -> dict[str, object]:
+        return {"processed": self.processed, "statuses": dict(self.chunks.statuses),
+                "routes": dict(self.chunks.routes), "entities_created": self.chunks.created,
+                "conflicts": self.chunks.conflicts, "gave_up": self.gave_up, "more": self.more}
+
+
+@contextmanager
+def retain_lock(*, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[None]:
+    """The one lock every writer of retain state holds (session-level: across transactions)."""
+    deadline = time.monotonic() + timeout
+    pause = 0.02
+    while True:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_try_advisory_lock(%s)", [RETAIN_LOCK_KEY])
+            (acquired,) = cursor.fetchone()
+        if acquired:
+            break
+        if time.monotonic() > deadline:
+            raise RetainBusy("another worker is retaining")
+        time.sleep(pause)
+        pause = min(pause * 2, 0.5)
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [RETAIN_LOCK_KEY])
+
+
+def retain_order_assign() -> int:
+    """Give pending observations without one their canonical order key."""
+    with connection.cursor() as cursor:
+        cursor.execute(_ORDER_KEYS)
+        return cursor.rowcount
+
+
+def _pending(*, upto: str | None, horizon: str | None, limit: int) -> list[Observation]:
+    queryset = Observation.objects.filter(status=ObservationStatus.PENDING).exclude(order_key="")
+    if upto is not None:
+        queryset = queryset.filter(order_key__lte=upto)
+    if horizon is not None:
+        queryset = queryset.filter(order_key__lt=horizon)
+    return list(queryset.order_by("order_key")[:limit])
+
+
+def _give_up(observation: Observation) -> None:
+    error = GAVE_UP.format(n=observation.attempts, error=observation.error or WORKER_LOST)
+    Observation.objects.filter(pk=observation.pk, status=ObservationStatus.PENDING).update(
+        status=ObservationStatus.FAILED, error=error[:4000])
+
+
+def _next_chunk(batch: Sequence[Observation], size: int) -> list[Observation]:
+    """A chunk of never-tried observations; one tried before (its chunk crashed or failed)
+    is retried alone, so that a poison observation is found and only it fails."""
+    if batch[0].attempts:
+        return [batch[0]]
+    chunk: list[Observation] = []
+    for observation in batch[:size]:
+        if observation.attempts:
+            break
+        chunk.append(observation)
+    return chunk
+
+
+def _try_chunk(chunk: Sequence[Observation], config: DecayConfig) -> ChunkReport | None:
+    ids = [o.pk for o in chunk]
+    Observation.objects.filter(pk__in=ids).update(attempts=F("attempts") + 1)
+    try:
+        with transaction.atomic():
+            rows = list(Observation.objects.select_for_update()
+                        .filter(pk__in=ids, status=ObservationStatus.PENDING)
+                        .order_by("order_key"))
+            return chunk_retain(rows, config=config)
+    except (OperationalError, InterfaceError):
+        raise  # the database is away: retry the task, do not blame the observations
+    except DatabaseError as exc:
+        logger.exception("retain: a chunk of %d observations failed", len(ids))
+        error = f"{type(exc).__name__}: {exc}"[:4000]
+        Observation.objects.filter(pk__in=ids, status=ObservationStatus.PENDING).update(
+            error=error)
+        return None
+
+
+def retain_run(*, upto: str | None = None, limit: int | None = None,
+               config: DecayConfig | None = None) -> RetainReport:
+    """Retain pending observations below the horizon (and at most `upto`), in canonical
+    order, at most `limit` of them. The caller holds `retain_lock()`."""
+    config = config or config_get()
+    limit = limit if limit is not None else config.retain.batch_size
+    report = RetainReport()
+    retain_order_assign()
+    horizon = retain_horizon()
+    while report.processed < limit:
+        batch = _pending(upto=upto, horizon=horizon,
+                         limit=min(limit - report.processed, config.retain.chunk_size))
+        if not batch:
+            return report
+        if batch[0].attempts >= config.retain.max_attempts:
+            _give_up(batch[0])
+            report.gave_up += 1
+            continue
+        chunk = _next_chunk(batch, config.retain.chunk_size)
+        done = _try_chunk(chunk, config)
+        if done is not None:
+            report.chunks.add(done)
+            report.processed += len(chunk)
+    report.more = bool(_pending(upto=upto, horizon=horizon, limit=1))
+    return report
+
+
+def retain_batch_run(*, ids: Sequence[str], config: DecayConfig | None = None,
+                     lock_timeout: float = LOCK_TIMEOUT_SECONDS) -> RetainReport:
+    """What a task does: retain these observations and every pending one before them.
+    Raises RetainBusy when the lock stays taken."""
+    config = config or config_get()
+    with retain_lock(timeout=lock_timeout):
+        retain_order_assign()
+        keys = Observation.objects.filter(pk__in=list(ids), status=ObservationStatus.PENDING)
+        horizon = retain_horizon()
+        if horizon is not None:
+            keys = keys.filter(order_key__lt=horizon)
+        upto = max(keys.values_list("order_key", flat=True), default=None)
+        if upto is None:
+            return RetainReport()
+        return retain_run(upto=upto, limit=config.retain.batch_size * 10, config=config)
+
+
+def retain_drain(*, config: DecayConfig | None = None, embed: bool = True) -> RetainReport:
+    """Retain everything pending below the horizon, then run the offline passes (embeddings
+    and embedding dedup) until nothing is left: what commands and tests call."""
+    from memory.services.embeddings import embedding_passes_run
+
+    config = config or config_get()
+    total = RetainReport()
+    with retain_lock():
+        while True:
+            report = retain_run(limit=config.retain.batch_size, config=config)
+            total.processed += report.processed
+            total.gave_up += report.gave_up
+            total.chunks.add(report.chunks)
+            if not report.more and not report.processed and not report.gave_up:
+                break
+    if embed:
+        embedding_passes_run(config=config)
+    return total
+
+
+def retain_enqueue(*, observation_ids: Sequence[str]) -> None:
+    """Queue the retain task for these observations once the transaction commits (a broker
+    that is away is logged: the sweeper finds pending observations in the database)."""
+    if not observation_ids:
+        return
+    from memory.tasks.retain import retain_task
+
+    size = config_get().retain.batch_size
+    batches = [list(observation_ids[i:i + size]) for i in range(0, len(observation_ids), size)]
+    for batch in batches:
+        transaction.on_commit(partial(retain_task.delay, batch), robust=True)
+
+
+def retain_sweep(*, config: DecayConfig | None = None) -> int:
+    """Re-queue the oldest pending observations (their task was lost); returns how many."""
+    config = config or config_get()
+    retain_order_assign()
+    stale = clock.now() - timedelta(seconds=config.retain.sweep_after_seconds)
+    queryset = Observation.objects.filter(status=ObservationStatus.PENDING,
+                                          recorded_at__lte=stale).exclude(order_key="")
+    horizon = retain_horizon()
+    if horizon is not None:
+        queryset = queryset.filter(order_key__lt=horizon)
+    ids = list(queryset.order_by("order_key").values_list("id", flat=True)
+               [:config.retain.batch_size])
+    retain_enqueue(observation_ids=ids)
+    return len(ids)

@@ -1,0 +1,110 @@
+"""One chunk of observations through the Retain Job: handlers, a few reads, the steps in
+canonical order (each observation sees the effects of the ones before it), a few writes.
+The caller holds the retain lock and the transaction."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from memory.config import DecayConfig
+from memory.models import Observation, ObservationStatus
+from memory.retain.extraction import Extraction, ObservationView
+from memory.retain.registry import handler_for
+from memory.retain.text import content_lemmas, normalize
+from memory.services.retain_flush import chunk_flush
+from memory.services.retain_graph import GraphCache
+from memory.services.retain_steps import ObservationStep, Replay
+from memory.services.retain_writes import ChunkWrites, Outcome
+from memory.services.taxonomy import NamespaceUnknown
+
+
+@dataclass
+class ChunkReport:
+    statuses: Counter[str] = field(default_factory=Counter)
+    routes: Counter[str] = field(default_factory=Counter)
+    created: int = 0
+    conflicts: int = 0
+    needs_dedup: bool = False
+
+    def add(self, other: ChunkReport) -> None:
+        self.statuses.update(other.statuses)
+        self.routes.update(other.routes)
+        self.created += other.created
+        self.conflicts += other.conflicts
+        self.needs_dedup = self.needs_dedup or other.needs_dedup
+
+
+def view_of(observation: Observation) -> ObservationView:
+    return ObservationView(
+        id=observation.id, dedup_key=observation.dedup_key, source=observation.source,
+        timestamp=observation.timestamp, category=observation.category,
+        target_namespace=observation.target_namespace, topic=observation.topic,
+        actors=tuple(observation.actors or ()), sentiment=observation.sentiment,
+        sentiment_score=observation.sentiment_score,
+        payload=observation.payload_typed if isinstance(observation.payload_typed, dict) else {},
+        event_ids=tuple(observation.event_ids or ()),
+    )
+
+
+def _extract(view: ObservationView) -> tuple[Extraction, bool] | Outcome:
+    """The handler's extraction, and whether the handler names the namespace (not a
+    catch-all); or the outcome of an observation no handler can take."""
+    registration = handler_for(category=view.category, namespace=view.target_namespace)
+    if registration is None:
+        return Outcome(view.id, ObservationStatus.UNHANDLED,
+                       error=f"no handler for ({view.category}, {view.target_namespace})")
+    try:
+        extraction = registration.handler(view)
+        extraction.check()
+    except Exception as exc:  # a handler's bug fails its observation, not the chunk
+        return Outcome(view.id, ObservationStatus.FAILED,
+                       error=f"handler {registration.category}/{registration.pattern or '*'}: "
+                             f"{type(exc).__name__}: {exc}")
+    return extraction, bool(registration.pattern)
+
+
+def _prefetch(cache: GraphCache, plans: Sequence[tuple[ObservationView, Extraction]]) -> None:
+    specs = [spec for _, extraction in plans for spec in extraction.entities]
+    cache.load_namespaces({s.namespace for s in specs} | {v.target_namespace for v, _ in plans})
+    cache.load_entities(keys={s.full_key for s in specs})
+    cache.load_aliases({(s.namespace, normalize(name)) for s in specs
+                        for name in (s.name, *s.aliases)})
+    cache.load_pairs({(v.category, v.target_namespace) for v, _ in plans})
+    cache.load_vocabulary({(v.target_namespace, lemma) for v, _ in plans
+                           for lemma in content_lemmas(v.topic)})
+
+
+def chunk_retain(
+    observations: Sequence[Observation], *, config: DecayConfig, replay: Replay | None = None,
+) -> ChunkReport:
+    """Retain these observations, in this order, and write the outcome (the caller's
+    transaction makes it all-or-nothing)."""
+    cache, writes = GraphCache(), ChunkWrites()
+    plans: list[tuple[ObservationView, Extraction]] = []
+    specific: dict[str, bool] = {}
+    for observation in observations:
+        view = view_of(observation)
+        found = _extract(view)
+        if isinstance(found, Outcome):
+            writes.outcomes.append(found)
+        else:
+            plans.append((view, found[0]))
+            specific[view.id] = found[1]
+    _prefetch(cache, plans)
+    for view, extraction in plans:
+        step = ObservationStep(view, extraction, cache=cache, writes=writes, config=config,
+                               replay=replay, specific_handler=specific[view.id])
+        try:
+            step.plan()
+        except NamespaceUnknown as exc:
+            writes.outcomes.append(Outcome(view.id, ObservationStatus.FAILED, error=str(exc)))
+            continue
+        writes.outcomes.append(step.apply())
+    chunk_flush(cache=cache, writes=writes, config=config)
+    report = ChunkReport(created=len(writes.created), conflicts=len(writes.conflicts))
+    report.statuses.update(o.status for o in writes.outcomes)
+    report.routes.update(o.route for o in writes.outcomes if o.route)
+    report.needs_dedup = any(cache.nodes[k].dedup == "pending" for k in writes.created)
+    return report

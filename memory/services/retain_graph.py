@@ -1,0 +1,241 @@
+"""The graph as one chunk of the Retain Job sees it: loaded in a few queries, changed in
+memory observation by observation (each sees the effects of the ones before it), then
+written in a few statements (memory.services.retain_flush).
+
+Entities are held by key as `Node`s; a new one has no id until the flush.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.db import connection
+
+from memory.models import Entity, Fact, Namespace, PairFamiliarity
+from memory.retain.text import normalize
+
+_ENTITY_FIELDS = ("id", "key", "namespace_id", "status", "route", "display_name", "aliases",
+                  "base", "half_life_days", "valence", "pos", "neg", "retrieval_count",
+                  "last_reinforced_at", "pinned", "merged_into_id", "memory_type", "referent",
+                  "created_at")
+
+
+@dataclass
+class Node:
+    key: str
+    namespace: Namespace
+    status: str
+    route: str
+    display_name: str
+    aliases: list[str]
+    base: float
+    half_life_days: float
+    valence: str
+    pinned: bool
+    last_reinforced_at: datetime
+    created_at: datetime
+    pos: int = 0
+    neg: int = 0
+    retrieval_count: int = 0
+    id: int | None = None
+    merged_into_id: int | None = None
+    new: bool = False
+    dedup: str = ""
+    aliases_added: list[str] = field(default_factory=list)
+    reinforcements: int = 0
+    reinforced_at: datetime | None = None
+
+
+@dataclass
+class FactRow:
+    entity_key: str
+    claim: str
+    lemma_key: str
+    lemmas: frozenset[str]
+    polarity: int
+    status: str
+    first_seen_at: datetime
+    last_seen_at: datetime
+    id: int | None = None
+    scope: str = ""
+    language: str = ""
+    observation_id: str | None = None
+    event_ids: tuple[str, ...] = ()
+    evidence_added: int = 0
+    status_changed: bool = False
+
+
+class GraphCache:
+    def __init__(self) -> None:
+        self.namespaces: dict[str, Namespace] = {}
+        self.nodes: dict[str, Node] = {}
+        self.by_id: dict[int, Node] = {}
+        self.missing_keys: set[str] = set()
+        self.aliases: dict[tuple[str, str], str] = {}
+        self.alias_checked: set[tuple[str, str]] = set()
+        self.new_aliases: dict[tuple[str, str], str] = {}
+        self.vocabulary: dict[str, set[str]] = defaultdict(set)
+        self.vocabulary_checked: dict[str, set[str]] = defaultdict(set)
+        self.new_vocabulary: set[tuple[str, str]] = set()
+        self.pairs: dict[tuple[str, str], int] = {}
+        self.pair_increments: dict[tuple[str, str], int] = defaultdict(int)
+        self.facts: dict[str, dict[tuple[str, int], FactRow]] = {}
+
+    # -- loading ---------------------------------------------------------------------------
+
+    def load_namespaces(self, paths: Iterable[str]) -> None:
+        wanted = set(paths) - set(self.namespaces)
+        if wanted:
+            for namespace in Namespace.objects.filter(path__in=wanted):
+                self.namespaces[namespace.path] = namespace
+
+    def _add_rows(self, rows: Iterable[dict[str, Any]]) -> list[Node]:
+        added = []
+        ids = {row["namespace_id"] for row in rows}
+        known = {ns.pk: ns for ns in self.namespaces.values()}
+        if ids - set(known):
+            for namespace in Namespace.objects.filter(pk__in=ids - set(known)):
+                self.namespaces[namespace.path] = namespace
+                known[namespace.pk] = namespace
+        for row in rows:
+            if row["key"] in self.nodes:
+                continue
+            values = {k: v for k, v in row.items() if k not in ("namespace_id", "memory_type",
+                                                               "referent")}
+            node = Node(namespace=known[row["namespace_id"]], **values)
+            self.nodes[node.key] = node
+            self.by_id[row["id"]] = node
+            added.append(node)
+        return added
+
+    def load_entities(self, *, keys: Iterable[str] = (), ids: Iterable[int] = ()) -> None:
+        keys = set(keys) - set(self.nodes) - self.missing_keys
+        ids = set(ids) - set(self.by_id)
+        if keys:
+            self._add_rows(list(Entity.objects.filter(key__in=keys).values(*_ENTITY_FIELDS)))
+            self.missing_keys |= keys - set(self.nodes)
+        if ids:
+            self._add_rows(list(Entity.objects.filter(pk__in=ids).values(*_ENTITY_FIELDS)))
+        self._load_survivors()
+
+    def _load_survivors(self) -> None:
+        while True:
+            wanted = {n.merged_into_id for n in self.by_id.values()
+                      if n.merged_into_id and n.merged_into_id not in self.by_id}
+            if not wanted:
+                return
+            self._add_rows(list(Entity.objects.filter(pk__in=wanted).values(*_ENTITY_FIELDS)))
+
+    def load_aliases(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """(namespace path, normalized name) pairs -> the entities holding them."""
+        wanted = {p for p in pairs if p not in self.alias_checked and p[0] in self.namespaces}
+        self.alias_checked |= wanted
+        if not wanted:
+            return
+        ns_ids = {self.namespaces[path].pk: path for path, _ in wanted}
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT a.namespace_id, a.normalized, a.entity_id FROM memory_entityalias a "
+                "JOIN unnest(%s::bigint[], %s::text[]) AS w(ns, name) "
+                "ON a.namespace_id = w.ns AND a.normalized = w.name",
+                [[self.namespaces[p].pk for p, _ in wanted], [n for _, n in wanted]],
+            )
+            found = cursor.fetchall()
+        self.load_entities(ids={entity_id for _, _, entity_id in found})
+        for ns_id, normalized, entity_id in found:
+            self.aliases[(ns_ids[ns_id], normalized)] = self.by_id[entity_id].key
+
+    def load_vocabulary(self, wanted: Iterable[tuple[str, str]]) -> None:
+        pairs = {(ns, lemma) for ns, lemma in wanted if lemma not in self.vocabulary_checked[ns]}
+        if not pairs:
+            return
+        for ns, lemma in pairs:
+            self.vocabulary_checked[ns].add(lemma)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT v.namespace, v.lemma FROM memory_vocabularyterm v "
+                "JOIN unnest(%s::text[], %s::text[]) AS w(ns, lemma) "
+                "ON v.namespace = w.ns AND v.lemma = w.lemma",
+                [[ns for ns, _ in pairs], [lemma for _, lemma in pairs]],
+            )
+            for ns, lemma in cursor.fetchall():
+                self.vocabulary[ns].add(lemma)
+
+    def load_pairs(self, pairs: Iterable[tuple[str, str]]) -> None:
+        wanted = set(pairs) - set(self.pairs)
+        if not wanted:
+            return
+        for pair in wanted:
+            self.pairs[pair] = 0
+        rows = PairFamiliarity.objects.filter(
+            category__in={c for c, _ in wanted}, namespace__in={n for _, n in wanted}
+        ).values_list("category", "namespace", "retained")
+        for category, namespace, retained in rows:
+            if (category, namespace) in wanted:
+                self.pairs[(category, namespace)] = retained
+
+    def facts_of(self, node: Node) -> dict[tuple[str, int], FactRow]:
+        if node.key not in self.facts:
+            self.facts[node.key] = {}
+            if node.id is not None:
+                for fact in Fact.objects.filter(entity_id=node.id):
+                    self.facts[node.key][(fact.lemma_key, fact.polarity)] = FactRow(
+                        entity_key=node.key, claim=fact.claim, lemma_key=fact.lemma_key,
+                        lemmas=frozenset(fact.lemmas), polarity=fact.polarity,
+                        status=fact.status, first_seen_at=fact.first_seen_at,
+                        last_seen_at=fact.last_seen_at, id=fact.pk, scope=fact.scope,
+                        language=fact.language)
+        return self.facts[node.key]
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def survivor(self, node: Node) -> Node:
+        seen = 0
+        while node.merged_into_id and seen < 50:
+            node = self.by_id[node.merged_into_id]
+            seen += 1
+        return node
+
+    def find(self, *, key: str, namespace: str, names: Iterable[str]) -> Node | None:
+        """By key, else by a normalized name in the namespace; the survivor of a merge."""
+        node = self.nodes.get(key)
+        if node is None:
+            for name in names:
+                alias_key = self.aliases.get((namespace, normalize(name)))
+                if alias_key is not None:
+                    node = self.nodes[alias_key]
+                    break
+        return self.survivor(node) if node is not None else None
+
+    def known_lemmas(self, namespace: str, lemmas: Iterable[str]) -> int:
+        return sum(1 for lemma in lemmas if lemma in self.vocabulary[namespace])
+
+    def retained_count(self, category: str, namespace: str) -> int:
+        return self.pairs.get((category, namespace), 0)
+
+    # -- changing (in memory) --------------------------------------------------------------
+
+    def add_node(self, node: Node) -> None:
+        self.nodes[node.key] = node
+        self.missing_keys.discard(node.key)
+        self.facts.setdefault(node.key, {})
+
+    def add_alias(self, namespace: str, name: str, key: str) -> None:
+        normalized = normalize(name)
+        if normalized and (namespace, normalized) not in self.aliases:
+            self.aliases[(namespace, normalized)] = key
+            self.new_aliases[(namespace, normalized)] = key
+
+    def add_vocabulary(self, namespace: str, lemmas: Iterable[str]) -> None:
+        for lemma in lemmas:
+            if lemma not in self.vocabulary[namespace]:
+                self.vocabulary[namespace].add(lemma)
+                self.new_vocabulary.add((namespace, lemma))
+
+    def count_retained(self, category: str, namespace: str) -> None:
+        self.pairs[(category, namespace)] = self.pairs.get((category, namespace), 0) + 1
+        self.pair_increments[(category, namespace)] += 1

@@ -1,0 +1,271 @@
+"""The six steps of the Retain Job for one observation (SPEC section 6), against the chunk's
+in-memory graph: resolve the actors, deduplicate by alias, compute schema_fit, detect
+conflicts, write entities, relations and facts, reinforce. Embedding-based deduplication
+runs offline afterwards (memory.services.embeddings)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from datetime import datetime
+
+from memory.config import DecayConfig
+from memory.decay.formulas import EntityState, days_between, strength_after
+from memory.models import EntityStatus, FactStatus, Namespace, Route
+from memory.models.retain import DedupState
+from memory.retain.extraction import EntitySpec, Extraction, FactSpec, ObservationView
+from memory.retain.fit import FitParts, actor_credit, pair_prior, route_of, schema_fit
+from memory.retain.text import content_lemmas, jaccard, normalize
+from memory.services.retain_graph import FactRow, GraphCache, Node
+from memory.services.retain_writes import ChunkWrites, ConflictRow, Outcome, ReviewRow
+from memory.services.taxonomy import namespace_resolve
+
+DARK = Route.DARK_MATTER
+LIVE_FACTS = (FactStatus.ACTIVE, FactStatus.CONTESTED, FactStatus.SCOPED)
+
+
+@dataclass(frozen=True)
+class Replay:
+    """Re-applying an observation already retained as dark matter, on a forced route."""
+
+    route: str
+    skip_reinforcing: frozenset[str] = frozenset()
+    evidenced_facts: frozenset[tuple[str, str, int]] = frozenset()
+
+
+def matches_any(namespace: str, patterns: Collection[str]) -> bool:
+    parts = namespace.split(":")
+    for pattern in patterns:
+        segments = pattern.split(":")
+        if len(parts) >= len(segments) and all(
+            s in ("*", p) for s, p in zip(segments, parts, strict=False)
+        ):
+            return True
+    return False
+
+
+def path_lemmas(namespace: str) -> frozenset[str]:
+    return content_lemmas(namespace.replace(":", " ").replace("-", " ").replace("_", " "))
+
+
+class ObservationStep:
+    """One observation through the steps; `plan` may fail (nothing changed), `apply` cannot."""
+
+    def __init__(self, view: ObservationView, extraction: Extraction, *, cache: GraphCache,
+                 writes: ChunkWrites, config: DecayConfig, replay: Replay | None = None,
+                 specific_handler: bool = True):
+        self.view, self.extraction, self.cache = view, extraction, cache
+        self.specific_handler = specific_handler
+        self.writes, self.config, self.replay = writes, config, replay
+        self.resolved: dict[str, Node | None] = {}
+        self.fit: FitParts | None = None
+        self.route = ""
+
+    # -- steps 1 to 3: resolve, alias dedup, schema_fit ------------------------------------
+
+    def structural(self, spec: EntitySpec) -> bool:
+        """A key the taxonomy itself names (self:operator, agent:claude-code): known structure."""
+        return self.config.taxonomy.node_for(spec.full_key) is not None
+
+    def plan(self) -> None:
+        for spec in self.extraction.entities:
+            self.resolved[spec.ref] = self.cache.find(
+                key=spec.full_key, namespace=spec.namespace, names=(spec.name, *spec.aliases))
+        taxonomy = self.config.taxonomy
+        actors = [s for s in self.extraction.entities if s.actor] or list(self.extraction.entities)
+        credits = [actor_credit(known=self.structural(s) or self._active(self.resolved[s.ref]),
+                                described=taxonomy.node_for(s.namespace) is not None,
+                                config=self.config) for s in actors]
+        target = self.view.target_namespace
+        lemmas = content_lemmas(self.view.topic)
+        self.fit = schema_fit(
+            actor_credits=credits,
+            prior=pair_prior(described=taxonomy.node_for(target) is not None,
+                             specific_handler=self.specific_handler, config=self.config),
+            retained=self.cache.retained_count(self.view.category, target),
+            topic_known=sum(1 for lemma in lemmas
+                            if lemma in self.cache.vocabulary[target]
+                            or lemma in path_lemmas(target)),
+            topic_total=len(lemmas), config=self.config,
+        )
+        self.route = self.replay.route if self.replay else route_of(self.fit.value,
+                                                                    config=self.config)
+        for spec in self.extraction.entities:
+            if self.resolved[spec.ref] is None:
+                self._namespace(spec.namespace)  # NamespaceUnknown: the observation fails
+
+    @staticmethod
+    def _active(node: Node | None) -> bool:
+        return node is not None and node.status == EntityStatus.ACTIVE
+
+    def _namespace(self, path: str) -> Namespace:
+        if path not in self.cache.namespaces:
+            self.cache.namespaces[path] = namespace_resolve(path=path, config=self.config)
+        return self.cache.namespaces[path]
+
+    # -- steps 4 to 6: write, detect conflicts, reinforce ----------------------------------
+
+    def apply(self) -> Outcome:
+        assert self.fit is not None
+        at = self.view.timestamp
+        created: list[Node] = []
+        nodes: dict[str, Node] = {}
+        for spec in self.extraction.entities:
+            node = self.resolved[spec.ref] or self.cache.find(
+                key=spec.full_key, namespace=spec.namespace, names=(spec.name, *spec.aliases))
+            if node is None:
+                node = self._create(spec)
+                created.append(node)
+            else:
+                self._remember_names(node, spec)
+            nodes[spec.ref] = node
+        self._mentions(nodes, created)
+        dark = self.route == DARK
+        if not dark:
+            self._relations(nodes)
+        for fact in self.extraction.facts:
+            self._fact(nodes[fact.entity], fact)
+        if not dark:
+            target = self.view.target_namespace
+            self.cache.add_vocabulary(target, content_lemmas(self.view.topic))
+            self.cache.count_retained(self.view.category, target)
+        quarantined = [n.key for n in created if n.status == EntityStatus.QUARANTINED]
+        if dark:
+            self.writes.reviews.append(ReviewRow(self.view.id, self.fit.value, at, quarantined))
+        status = "quarantined" if dark else "retained"
+        return Outcome(self.view.id, status, self.fit.value, self.route)
+
+    def _create(self, spec: EntitySpec) -> Node:
+        namespace = self._namespace(spec.namespace)
+        structural = self.structural(spec)
+        dark = self.route == DARK and not structural
+        valence = self.view.sentiment if spec.principal else namespace.valence
+        node = Node(
+            key=spec.full_key, namespace=namespace,
+            status=EntityStatus.QUARANTINED if dark else EntityStatus.ACTIVE,
+            route=self.route if self.route != DARK or dark else Route.NORMAL,
+            display_name=spec.name[:300], aliases=[a[:300] for a in spec.aliases if a != spec.name],
+            base=namespace.base_strength, half_life_days=namespace.half_life_days,
+            valence=valence, pinned=namespace.pinned,
+            last_reinforced_at=self.view.timestamp, created_at=self.view.timestamp, new=True,
+            dedup=self._dedup_state(namespace.path, structural),
+        )
+        self.cache.add_node(node)
+        self.writes.created.append(node.key)
+        for name in (spec.name, *spec.aliases):
+            self.cache.add_alias(namespace.path, name, node.key)
+        if node.status == EntityStatus.ACTIVE:
+            self.cache.add_vocabulary(namespace.path, content_lemmas(spec.name))
+            self.writes.regenerate(node.key, "created", at=self.view.timestamp)
+        return node
+
+    def _dedup_state(self, namespace: str, structural: bool) -> str:
+        if structural or self.route != Route.NORMAL:
+            return DedupState.SKIPPED
+        if matches_any(namespace, self.config.retain.dedup.alias_only):
+            return DedupState.SKIPPED
+        return DedupState.PENDING
+
+    def _remember_names(self, node: Node, spec: EntitySpec) -> None:
+        """Step 2: a name found by key or alias that the entity did not carry becomes an alias
+        (not from dark matter: unconfirmed signal names nothing)."""
+        if self.route == DARK:
+            return
+        known = {normalize(n) for n in (node.display_name, *node.aliases, *node.aliases_added)}
+        for name in (spec.name, *spec.aliases):
+            normalized = normalize(name)
+            if normalized and normalized not in known:
+                known.add(normalized)
+                node.aliases_added.append(name[:300])
+            self.cache.add_alias(node.namespace.path, name, node.key)
+
+    def _mentions(self, nodes: dict[str, Node], created: list[Node]) -> None:
+        at = self.view.timestamp
+        skip = {n.key for n in created} | (self.replay.skip_reinforcing if self.replay else set())
+        reinforced: set[str] = set()
+        for spec in self.extraction.entities:
+            node = nodes[spec.ref]
+            recall = (self.route != DARK and node.status == EntityStatus.ACTIVE
+                      and node.key not in skip and node.key not in reinforced)
+            if recall:
+                reinforced.add(node.key)
+                self._reinforce(node)
+            self.writes.mention(node.key, self.view.id, spec.role or "mentioned",
+                                reinforced=recall or node.key in reinforced, at=at)
+
+    def _reinforce(self, node: Node) -> None:
+        at = self.view.timestamp
+        before = self._strength(node, at)
+        node.retrieval_count += 1
+        node.reinforcements += 1
+        node.last_reinforced_at = max(node.last_reinforced_at, at)
+        node.reinforced_at = at if node.reinforced_at is None else max(node.reinforced_at, at)
+        after = self._strength(node, at)
+        moved = before == 0 or abs(after - before) >= self.config.thresholds.regeneration * before
+        if moved and not node.pinned:
+            self.writes.regenerate(node.key, "strength", at=at, strength=after)
+
+    def _strength(self, node: Node, at: datetime) -> float:
+        state = EntityState(base=node.base, half_life_days=node.half_life_days,
+                            valence=node.valence, pos=node.pos, neg=node.neg,
+                            retrieval_count=node.retrieval_count, route=node.route,
+                            pinned=node.pinned)
+        dt = days_between(since=node.last_reinforced_at, now=at)
+        return strength_after(state, dt_days=dt, config=self.config)
+
+    def _relations(self, nodes: dict[str, Node]) -> None:
+        for relation in self.extraction.relations:
+            source, target = nodes[relation.source], nodes[relation.target]
+            if source.key != target.key:
+                self.writes.edges[(source.key, target.key, relation.type)].add(
+                    self.view.timestamp, self.view.id)
+
+    def _fact(self, node: Node, spec: FactSpec) -> None:
+        lemmas = content_lemmas(spec.claim)
+        lemma_key = " ".join(sorted(lemmas)) or normalize(spec.claim)
+        facts = self.cache.facts_of(node)
+        held = node.status == EntityStatus.QUARANTINED or self.route == DARK
+        fact = facts.get((lemma_key, spec.polarity))
+        at = self.view.timestamp
+        if fact is None:
+            fact = FactRow(
+                entity_key=node.key, claim=spec.claim[:500], lemma_key=lemma_key[:500],
+                lemmas=frozenset(lemmas), polarity=spec.polarity,
+                status=FactStatus.QUARANTINED if held else FactStatus.ACTIVE,
+                first_seen_at=at, last_seen_at=at, scope=spec.scope[:300],
+                language=spec.language[:16], observation_id=self.view.id,
+                event_ids=self.view.event_ids[:100],
+            )
+            facts[(lemma_key, spec.polarity)] = fact
+            self.writes.new_facts.append(fact)
+            if not held:
+                self._detect_conflicts(node, fact)
+        else:
+            evidenced = self.replay and (node.key, lemma_key, spec.polarity) in \
+                self.replay.evidenced_facts
+            if not evidenced:
+                fact.evidence_added += 1
+                fact.first_seen_at = min(fact.first_seen_at, at)
+                fact.last_seen_at = max(fact.last_seen_at, at)
+            if fact.status == FactStatus.QUARANTINED and not held:
+                fact.status, fact.status_changed = FactStatus.ACTIVE, True
+                self._detect_conflicts(node, fact)
+            if fact.id is not None:
+                self.writes.touched_facts[fact.id] = fact
+        self.writes.fact_evidence.append((fact, self.view.id))
+        if not held:
+            self.cache.add_vocabulary(node.namespace.path, lemmas)
+            self.writes.regenerate(node.key, "facts", at=at)
+
+    def _detect_conflicts(self, node: Node, new: FactRow) -> None:
+        """Step 4: an opposite claim whose lemmas overlap enough contradicts the new one."""
+        threshold = self.config.retain.conflict_jaccard
+        for other in list(self.cache.facts_of(node).values()):
+            if other is new or other.polarity == new.polarity or other.status not in LIVE_FACTS:
+                continue
+            overlap = jaccard(new.lemmas, other.lemmas)
+            if overlap >= threshold:
+                if new.status != FactStatus.CONTESTED:
+                    new.status, new.status_changed = FactStatus.CONTESTED, True
+                self.writes.conflicts.append(ConflictRow(
+                    node.key, other, new, overlap, self.view.id, self.view.timestamp))
