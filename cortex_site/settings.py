@@ -172,6 +172,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "insight.analysis_sweep",
         "schedule": 120.0,
     },
+    # Re-queues pending observations whose retain task was lost (PostgreSQL is the truth),
+    # and the offline embedding and dedup pass.
+    "memory: retain lost observations": {
+        "task": "memory.retain_sweep",
+        "schedule": 120.0,
+    },
 }
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
