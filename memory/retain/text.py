@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 
 _PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
 _SPACES = re.compile(r"\s+")
@@ -100,3 +101,12 @@ def jaccard(left: frozenset[str], right: frozenset[str]) -> float:
     if not left and not right:
         return 0.0
     return len(left & right) / len(left | right)
+
+
+def claim_lemmas(claim: str, names: Iterable[str] = ()) -> frozenset[str]:
+    """The content lemmas of a claim made on an entity, without the entity's own names
+    ("Postgres is reliable" on Postgres, alias PostgreSQL: {reliable}), unless nothing
+    else is left (the claim "use uv" on the instruction "use uv" keeps {use, uv})."""
+    lemmas = content_lemmas(claim)
+    named = frozenset().union(*(content_lemmas(name) for name in names))
+    return (lemmas - named) or lemmas

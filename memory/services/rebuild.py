@@ -45,6 +45,8 @@ def graph_clear() -> tuple[int, int]:
     """Clear Layers 2 and 3; (observations deleted, observations kept and made pending)."""
     with retain_lock(), transaction.atomic():
         with connection.cursor() as cursor:
+            # Deferred foreign-key checks still pending in this transaction block TRUNCATE.
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
             cursor.execute(f"TRUNCATE {', '.join(DERIVED_TABLES)}")
         for clear in rebuild_clearers():
             clear()

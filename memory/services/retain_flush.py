@@ -117,7 +117,8 @@ def _relations(cache: GraphCache, writes: ChunkWrites, config: DecayConfig) -> N
         "%s::timestamptz[], %s::int[], %s::timestamptz[]) "
         "ON CONFLICT (source_id, target_id, relation_type) DO UPDATE SET "
         "evidence_count = r.evidence_count + EXCLUDED.evidence_count, "
-        "last_reinforced_at = GREATEST(r.last_reinforced_at, EXCLUDED.last_reinforced_at) "
+        "last_reinforced_at = GREATEST(r.last_reinforced_at, EXCLUDED.last_reinforced_at), "
+        "created_at = LEAST(r.created_at, EXCLUDED.created_at) "
         "RETURNING r.id, r.source_id, r.target_id, r.relation_type, (r.xmax = 0)",
         [[cache.nodes[s].id for (s, _, _), _ in edges],
          [cache.nodes[t].id for (_, t, _), _ in edges],

@@ -15,7 +15,7 @@ from memory.models import EntityStatus, FactStatus, Namespace, Route
 from memory.models.retain import DedupState
 from memory.retain.extraction import EntitySpec, Extraction, FactSpec, ObservationView
 from memory.retain.fit import FitParts, actor_credit, pair_prior, route_of, schema_fit
-from memory.retain.text import content_lemmas, jaccard, normalize
+from memory.retain.text import claim_lemmas, content_lemmas, jaccard, normalize
 from memory.services.retain_graph import FactRow, GraphCache, Node
 from memory.services.retain_writes import ChunkWrites, ConflictRow, Outcome, ReviewRow
 from memory.services.taxonomy import namespace_resolve
@@ -221,7 +221,7 @@ class ObservationStep:
                     self.view.timestamp, self.view.id)
 
     def _fact(self, node: Node, spec: FactSpec) -> None:
-        lemmas = content_lemmas(spec.claim)
+        lemmas = claim_lemmas(spec.claim, (node.display_name, *node.aliases, *node.aliases_added))
         lemma_key = " ".join(sorted(lemmas)) or normalize(spec.claim)
         facts = self.cache.facts_of(node)
         held = node.status == EntityStatus.QUARANTINED or self.route == DARK

@@ -1,0 +1,141 @@
+"""Idempotency, canonical order, and what happens to observations nothing can retain."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.db import DataError
+
+from memory.models import Entity, Observation, RegenerationRequest
+from memory.observation_schemas import PayloadField, observation_schema_register
+from memory.retain.extraction import Extraction, ObservationView
+from memory.retain.registry import handler_register, handler_unregister
+from memory.selectors.graph import graph_digest
+from memory.services import retain_chunk
+from memory.services.retain import retain_batch_run, retain_lock, retain_run
+from memory.services.review import review_counts
+from tests.retain.conftest import retain, retain_config
+from tests.retain.factories import T0, commit, obs, submit, synthetic
+
+pytestmark = pytest.mark.usefixtures("synced")
+
+
+def test_an_observation_retained_twice_changes_nothing_the_second_time() -> None:
+    ids = submit(*synthetic(60))
+    retain()
+    digest = graph_digest()
+    counts = list(Entity.objects.order_by("key").values_list("key", "retrieval_count"))
+    assert retain_batch_run(ids=ids).processed == 0
+    assert retain().processed == 0
+    assert graph_digest() == digest
+    assert list(Entity.objects.order_by("key").values_list("key", "retrieval_count")) == counts
+
+
+def test_chunk_boundaries_do_not_change_the_graph(swap: Any) -> None:
+    submit(*synthetic(120, seed=9))
+    retain()
+    whole = graph_digest()
+    from memory.services.rebuild import graph_clear
+
+    graph_clear()
+    swap(retain_config(chunk_size=7))
+    retain()
+    assert graph_digest() == whole
+
+
+def test_a_task_retains_its_observations_and_every_pending_one_before_them() -> None:
+    ids = submit(*[commit("Alice Martin", "cortex", f"feat: {i}", at=T0 + timedelta(hours=i))
+                   for i in range(6)])
+    report = retain_batch_run(ids=[ids[3]])
+    assert report.processed == 4
+    statuses = [Observation.objects.get(pk=i).status for i in ids]
+    assert statuses == ["retained"] * 4 + ["pending"] * 2
+
+
+def test_reinforcement_uses_the_observations_time_not_the_clock() -> None:
+    submit(commit("Alice Martin", "cortex", "feat: b", at=T0 + timedelta(days=3)),
+           commit("Alice Martin", "cortex", "feat: a", at=T0))
+    retain()
+    alice = Entity.objects.get(key="world:person:alice-martin")
+    # Observations without events are ordered by their time: created at day 0, recalled at 3.
+    assert alice.created_at == T0
+    assert alice.last_reinforced_at == T0 + timedelta(days=3) and alice.retrieval_count == 1
+
+
+@pytest.fixture
+def probe_category() -> Iterator[None]:
+    observation_schema_register("probe", {"text": PayloadField(str, required=False)})
+    yield
+
+
+def test_an_observation_without_a_handler_is_kept_marked_and_counted(probe_category: None) -> None:
+    (observation,) = submit(obs("probe", "world:concept", payload={"text": "?"}))
+    report = retain()
+    stored = Observation.objects.get(pk=observation)
+    assert stored.status == "unhandled" and "no handler" in stored.error
+    assert report.chunks.statuses["unhandled"] == 1
+    assert review_counts()["unhandled"] == 1
+
+
+def test_a_handler_bug_fails_its_observation_only(probe_category: None) -> None:
+    def broken(view: ObservationView) -> Extraction:
+        raise KeyError("oops")
+
+    handler_register("probe", "world:concept")(broken)
+    try:
+        bad, good = submit(obs("probe", "world:concept", payload={"text": "?"}),
+                           commit("Alice Martin", "cortex", "feat"))
+        retain()
+    finally:
+        handler_unregister("probe", "world:concept")
+    assert Observation.objects.get(pk=bad).status == "failed"
+    assert "KeyError" in Observation.objects.get(pk=bad).error
+    assert Observation.objects.get(pk=good).status == "retained"
+
+
+def test_a_namespace_outside_the_taxonomy_fails_with_a_clear_error() -> None:
+    (observation,) = submit(obs("fact", "world:vehicle", payload={"subject": "Zoe",
+                                                                  "text": "Zoe is fast"}))
+    retain()
+    stored = Observation.objects.get(pk=observation)
+    assert stored.status == "failed" and "not in the taxonomy" in stored.error
+
+
+def test_a_poison_observation_is_retried_alone_then_failed_with_its_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ids = submit(*[commit("Alice Martin", "cortex", f"feat: {i}", at=T0 + timedelta(hours=i))
+                   for i in range(5)])
+    poison = ids[2]
+    original = retain_chunk.chunk_flush
+
+    def flush(**kwargs: Any) -> None:
+        if any(o.observation_id == poison for o in kwargs["writes"].outcomes):
+            raise DataError("value out of range")
+        original(**kwargs)
+
+    monkeypatch.setattr(retain_chunk, "chunk_flush", flush)
+    with retain_lock():
+        report = retain_run(limit=100)
+    stored = Observation.objects.get(pk=poison)
+    assert stored.status == "failed" and stored.attempts == 3
+    assert stored.error.startswith("gave up after 3 attempts: DataError: value out of range")
+    others = Observation.objects.exclude(pk=poison)
+    assert set(others.values_list("status", flat=True)) == {"retained"}
+    assert report.gave_up == 1 and report.processed == 4
+
+
+def test_new_entities_and_big_moves_ask_for_a_regeneration() -> None:
+    submit(commit("Alice Martin", "cortex", "feat", at=T0),
+           commit("Alice Martin", "cortex", "fix", at=T0 + timedelta(minutes=1)),
+           commit("Alice Martin", "cortex", "docs", at=T0 + timedelta(days=60)))
+    retain()
+    alice = Entity.objects.get(key="world:person:alice-martin")
+    request = RegenerationRequest.objects.get(entity=alice, consumed_at=None)
+    # Created (the first), a strength that moved by more than 10% after 60 days (the third);
+    # the second, a minute later, moved it by less and asked nothing more.
+    assert request.reasons == ["created", "relations", "strength"]
+    assert request.requested_at == T0 + timedelta(days=60)
