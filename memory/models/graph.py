@@ -4,10 +4,11 @@ Strength and weight are always evaluated at `now` from the stored parameters
 (`memory.decay.sql`). The stored values are for bulk work and listing:
 
 - `Entity.strength` is the strength at `strength_evaluated_at`, written by every
-  write that changes a decay parameter and by the sleep cycle. Strength only
-  falls between two such writes, so it bounds the strength at any later time:
-  `selectors.entities.entity_strongest` relies on it. A writer that changes a
-  decay parameter must store the new value (`entity_strength_store`) or NULL.
+  write that changes a decay parameter, and refreshed by the sleep cycle when it
+  has become loose. Strength only falls between two writes, so it bounds the
+  strength at any later time: `selectors.entities.entity_strongest` relies on it
+  (with an index). A writer that changes a decay parameter must store the new
+  value (`services.entities.entity_strength_store`) or NULL.
 - `Entity.strength_consolidated` / `Relation.weight` are the values at the last
   sleep cycle, against which the next one records threshold crossings.
 """
@@ -38,7 +39,7 @@ class Entity(models.Model):
         Namespace, on_delete=models.PROTECT, related_name="entities", db_index=False
     )
     slug = models.CharField(max_length=200)
-    key = models.CharField(max_length=460, unique=True, help_text="namespace:slug")
+    key = models.CharField(max_length=460, help_text="namespace:slug")
     display_name = models.CharField(max_length=300, blank=True)
     aliases = ArrayField(models.CharField(max_length=300), default=list, blank=True)
     memory_type = models.CharField(max_length=12, choices=MemoryType.choices)
@@ -79,6 +80,8 @@ class Entity(models.Model):
             ),
         ]
         constraints = [
+            # A constraint rather than unique=True: no extra LIKE index to maintain.
+            models.UniqueConstraint(fields=["key"], name="entity_key_unique"),
             models.CheckConstraint(
                 condition=models.Q(base__gte=0) & models.Q(base__lte=1), name="entity_base_unit"
             ),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from django.db.models import Max, Q, QuerySet
+from django.db.models import F, Max, QuerySet
 
 from memory import clock
 from memory.config import DecayConfig, config_get
@@ -36,8 +36,8 @@ def entity_strongest(
 
     Exact. Strength never rises between two writes, so the stored strength of
     a row bounds its strength now: the best `limit` rows by stored value give a
-    floor, and only rows stored at or above it (few, through the
-    (namespace, strength) index) are evaluated and ranked. When the stored
+    floor, and only rows stored at or above it, or with no stored value (few,
+    through the (namespace, strength) index), are evaluated and ranked. When the stored
     values cannot be trusted as bounds (never consolidated with this config,
     or evaluated at a later `now`), every row of the namespace is ranked.
     """
@@ -50,12 +50,16 @@ def entity_strongest(
     ranked = rows.order_by(f"-{STRENGTH_NOW}", "id")
     if not _stored_strength_bounds(now=now, config=config):
         return list(ranked[:limit])
-    sample = list(rows.order_by("-strength").values_list(STRENGTH_NOW, flat=True)[:limit])
+    stored = F("strength").desc(nulls_first=True)
+    sample = list(rows.order_by(stored).values_list(STRENGTH_NOW, flat=True)[:limit])
     if len(sample) < limit:
         return list(ranked[:limit])
     floor = min(sample) * (1 - _BOUND_SLACK)
-    candidates = ranked.filter(Q(strength__gte=floor) | Q(strength__isnull=True))
-    return list(candidates[:limit])
+    # Two index range scans (an OR of both would scan the whole namespace).
+    bounded = list(ranked.filter(strength__gte=floor)[:limit])
+    unknown = list(ranked.filter(strength__isnull=True)[:limit])
+    merged = sorted([*bounded, *unknown], key=lambda e: (-getattr(e, STRENGTH_NOW), e.pk))
+    return merged[:limit]
 
 
 def _stored_strength_bounds(*, now: datetime, config: DecayConfig) -> bool:

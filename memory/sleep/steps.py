@@ -14,6 +14,13 @@ from memory.sleep.registry import StepContext, sleep_step
 
 ENTITIES_ORDER = 10
 RELATIONS_ORDER = 20
+# The indexed `Entity.strength` only has to bound the strength from above (see
+# memory.models.graph); rewriting it for every row every night would make each
+# update non-HOT (it is indexed). It is refreshed when the evaluated value fell
+# below this share of it, when it no longer bounds (a config change), or when unset.
+BOUND_REFRESH_BELOW = 0.9
+# The statement joins every evaluated row back to its table by id.
+WORK_MEM = "256MB"
 
 # Placeholders are positional, in order: the evaluation's, `now` in the
 # assignments, the run id, then the threshold three times.
@@ -50,8 +57,12 @@ def _run(*, evaluate: Any, table: str, assignments: str, changed: str, transitio
                            changed=changed, transitions=transitions, fk=fk)
     params = [*evaluate_params, ctx.now, ctx.run.pk, threshold, threshold, threshold]
     with connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('work_mem', %s, true)", [WORK_MEM])
         cursor.execute(sql, params)
         evaluated, written, rose, fell = cursor.fetchone()
+        # Every row changed: fresh statistics keep the planner on the indexes
+        # (stale ones, e.g. "strength is mostly NULL", send it to full scans).
+        cursor.execute(f"ANALYZE {table}")
     return {f"{prefix}_evaluated": evaluated, f"{prefix}_written": written,
             f"{prefix}_rose": rose, f"{prefix}_fell": fell}
 
@@ -64,12 +75,15 @@ def entities_evaluate(ctx: StepContext) -> dict[str, int]:
         .annotate(after=strength_sql(now=ctx.now, config=ctx.config))
         .values_list("id", "strength_consolidated", "after")
     )
+    refresh = (f"(stored.strength IS NULL OR evaluated.after > stored.strength "
+               f"OR evaluated.after < stored.strength * {float(BOUND_REFRESH_BELOW)!r})")
     return _run(
         evaluate=evaluate, table=Entity._meta.db_table,
-        assignments="strength = evaluated.after, strength_evaluated_at = %s, "
+        assignments=f"strength = CASE WHEN {refresh} THEN evaluated.after ELSE stored.strength "
+                    f"END, strength_evaluated_at = CASE WHEN {refresh} THEN %s "
+                    "ELSE stored.strength_evaluated_at END, "
                     "strength_consolidated = evaluated.after",
-        changed="stored.strength IS DISTINCT FROM evaluated.after "
-                "OR stored.strength_consolidated IS DISTINCT FROM evaluated.after",
+        changed=f"stored.strength_consolidated IS DISTINCT FROM evaluated.after OR {refresh}",
         transitions=EntityTransition._meta.db_table, fk="entity_id",
         ctx=ctx, threshold=ctx.config.thresholds.entity_strength,
         prefix="entities",

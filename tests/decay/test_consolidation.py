@@ -33,7 +33,7 @@ from memory.services.taxonomy import taxonomy_sync
 from memory.sleep.registry import StepContext, sleep_step, sleep_step_remove
 from memory.tasks.consolidation import consolidation_run_task
 from tests.decay import factories
-from tests.decay.conftest import NOW
+from tests.decay.conftest import NOW, config_with
 
 pytestmark = pytest.mark.django_db
 
@@ -246,3 +246,22 @@ def test_beat_runs_it_nightly_at_three_in_the_configured_time_zone() -> None:
     assert settings.CELERY_BEAT_SCHEDULER.startswith("django_celery_beat")
     app.loader.import_default_modules()
     assert consolidation_run_task.name in app.tasks
+
+
+def test_the_indexed_bound_is_refreshed_only_when_loose_or_wrong(swap_config: Any) -> None:
+    taxonomy_sync()
+    entity = factories.entity(now=NOW, half_life_days=30)  # stored 0.5
+    consolidation_run(now=NOW + DAY)
+    entity.refresh_from_db()
+    assert entity.strength_consolidated == pytest.approx(0.5 * 2 ** (-1 / 30))
+    assert (entity.strength, entity.strength_evaluated_at) == (0.5, NOW)  # still within 10%
+    consolidation_run(now=NOW + 5 * DAY)
+    entity.refresh_from_db()
+    assert entity.strength == entity.strength_consolidated == pytest.approx(0.5 * 2 ** (-5 / 30))
+    assert entity.strength_evaluated_at == NOW + 5 * DAY
+    # A config under which the stored value no longer bounds the strength: refreshed.
+    swap_config(config_with(entity={"emotional_multipliers": {
+        "neutral": 3.0, "positive": 1.3, "negative": 1.5, "critical": 2.0}}))
+    consolidation_run(now=NOW + 5 * DAY)
+    entity.refresh_from_db()
+    assert entity.strength == pytest.approx(3 * 0.5 * 2 ** (-5 / 30))

@@ -108,5 +108,5 @@ def test_the_indexed_ranking_reads_few_rows(
     busy_namespace: Namespace, django_assert_max_num_queries: Any,
 ) -> None:
     consolidation_run(now=NOW)
-    with django_assert_max_num_queries(4):
+    with django_assert_max_num_queries(5):
         entity_strongest(namespace=busy_namespace, now=NOW + timedelta(hours=6), limit=10)
