@@ -232,3 +232,41 @@ def analysis_enqueue(*, sources: Iterable[str] | None = None,
         transaction.on_commit(
             lambda s=source: analysis_run_task.delay(s, batch_size)  # type: ignore[misc]
         )
+
+
+@dataclass
+class AnalysisTotals:
+    events: dict[str, int] = field(default_factory=dict)
+    analyzed: dict[str, int] = field(default_factory=dict)
+    observations_created: dict[str, int] = field(default_factory=dict)
+    rejected: int = 0
+
+    def add(self, report: BatchReport) -> None:
+        self.events[report.source] = self.events.get(report.source, 0) + report.events
+        for name, count in report.created.items():
+            self.observations_created[name] = self.observations_created.get(name, 0) + count
+        if report.events:
+            for name in report.analyzers:
+                self.analyzed[name] = self.analyzed.get(name, 0) + report.events
+        self.rejected += report.rejected
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"events": self.events, "analyzed": self.analyzed,
+                "observations_created": self.observations_created, "rejected": self.rejected}
+
+
+def analysis_drain(*, sources: Iterable[str] | None = None,
+                   analyzers: Iterable[str] | None = None, restart: bool = False,
+                   batch_size: int = BATCH_SIZE) -> AnalysisTotals:
+    """Analyze every event not analyzed yet (from the first one with `restart`), synchronously."""
+    names = list(analyzers) if analyzers is not None else None
+    totals = AnalysisTotals()
+    for source in sources if sources is not None else analyzed_sources():
+        if restart:
+            analysis_cursors_reset(source=source, analyzers=names)
+        while True:
+            report = analysis_batch_run(source=source, batch_size=batch_size, analyzers=names)
+            totals.add(report)
+            if not report.more:
+                break
+    return totals

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 from argparse import ArgumentParser
-from collections import Counter
 from typing import Any
 
 import orjson
@@ -13,12 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from insight.analyzers import ANALYZERS
-from insight.services.analysis import (
-    BATCH_SIZE,
-    analysis_batch_run,
-    analysis_cursors_reset,
-    analyzed_sources,
-)
+from insight.services.analysis import BATCH_SIZE, analysis_drain
 
 
 class Command(BaseCommand):
@@ -36,24 +30,9 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         if options["batch_size"] < 1:
             raise CommandError("--batch-size must be at least 1")
-        sources = options["source"] or analyzed_sources()
-        if options["all"]:
-            for source in sources:
-                analysis_cursors_reset(source=source, analyzers=options["analyzer"])
-        events, created, seen, rejected = Counter[str](), Counter[str](), Counter[str](), 0
-        for source in sources:
-            while True:
-                report = analysis_batch_run(source=source, batch_size=options["batch_size"],
-                                            analyzers=options["analyzer"])
-                events[source] += report.events
-                created.update(report.created)
-                if report.events:
-                    seen.update({name: report.events for name in report.analyzers})
-                rejected += report.rejected
-                if not report.more:
-                    break
-        summary = {"events": dict(events), "analyzed": dict(seen),
-                   "observations_created": dict(created), "rejected": rejected}
+        totals = analysis_drain(sources=options["source"], analyzers=options["analyzer"],
+                                restart=options["all"], batch_size=options["batch_size"])
+        summary = totals.as_dict()
         self.stdout.write(orjson.dumps(summary).decode() if options["json"]
                           else self._table(summary))
 

@@ -10,10 +10,10 @@ import time
 from typing import Any
 
 from django.conf import settings
-from django.core.management import call_command, get_commands
 from django.core.management.base import BaseCommand, CommandParser
 
 from memory.services.operators import operator_ensure
+from memory.services.setup import cortex_prepare
 
 
 class Command(BaseCommand):
@@ -25,9 +25,7 @@ class Command(BaseCommand):
         parser.add_argument("--workers", type=int, default=2, help="web worker processes")
 
     def handle(self, *args: Any, host: str, port: int, workers: int, **options: Any) -> None:
-        call_command("migrate", interactive=False, verbosity=0)
-        if "taxonomy" in get_commands():
-            call_command("taxonomy", "sync", verbosity=0)
+        cortex_prepare()
         credentials = operator_ensure()
         children = self._start_children(host=host, port=port, workers=workers)
         base = f"http://{host}:{port}"

@@ -1,0 +1,39 @@
+"""`cortex demo`: the whole loop once, on a corpus the project generates itself."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from insight.demo.ingest import DemoIngest, demo_corpus_ingest
+from insight.producers.base import Progress
+from insight.services.analysis import AnalysisTotals, analysis_drain
+from memory import clock
+from memory.models import ConsolidationRun
+from memory.selectors.graph import GraphSummary, graph_summary
+from memory.services.consolidation import consolidation_run
+from memory.services.retain import RetainReport, retain_drain
+from memory.services.setup import cortex_prepare
+
+
+@dataclass
+class DemoReport:
+    ingest: DemoIngest
+    analysis: AnalysisTotals
+    retain: RetainReport
+    consolidation: ConsolidationRun
+    graph: GraphSummary
+    as_of: datetime
+
+
+def demo_run(*, out: Path, seed: int = 7, progress: Progress | None = None) -> DemoReport:
+    """Capture -> raw log -> observations -> graph -> sleep cycle, then the graph's summary."""
+    cortex_prepare()
+    ingest = demo_corpus_ingest(out=out, seed=seed, progress=progress)
+    analysis = analysis_drain()
+    retain = retain_drain()
+    as_of = clock.now()
+    run = consolidation_run(now=as_of, trigger="demo")
+    return DemoReport(ingest=ingest, analysis=analysis, retain=retain, consolidation=run,
+                      graph=graph_summary(limit=10, now=as_of), as_of=as_of)
