@@ -18,7 +18,6 @@ with its error. The sweeper re-queues pending observations whose task was lost.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -38,6 +37,7 @@ logger = logging.getLogger(__name__)
 
 RETAIN_LOCK_KEY = 0x636F7274_0003
 LOCK_TIMEOUT_SECONDS = 60.0
+LOCK_NOT_AVAILABLE = "55P03"
 GAVE_UP = "gave up after {n} attempts: {error}"
 WORKER_LOST = "the worker stopped while retaining it"
 
@@ -71,19 +71,17 @@ class RetainReport:
 
 @contextmanager
 def retain_lock(*, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[None]:
-    """The one lock every writer of retain state holds (session-level: across transactions)."""
-    deadline = time.monotonic() + timeout
-    pause = 0.02
-    while True:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_try_advisory_lock(%s)", [RETAIN_LOCK_KEY])
-            (acquired,) = cursor.fetchone()
-        if acquired:
-            break
-        if time.monotonic() > deadline:
-            raise RetainBusy("another worker is retaining")
-        time.sleep(pause)
-        pause = min(pause * 2, 0.5)
+    """The one lock every writer of retain state holds (session-level: across transactions).
+    Waiters queue in PostgreSQL, first come first served; RetainBusy after `timeout`."""
+    try:
+        # SET LOCAL: the timeout ends with this (sub)transaction; the lock outlives it.
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(f"SET LOCAL lock_timeout = {max(1, int(timeout * 1000))}")
+            cursor.execute("SELECT pg_advisory_lock(%s)", [RETAIN_LOCK_KEY])
+    except OperationalError as exc:
+        if getattr(exc.__cause__, "sqlstate", "") == LOCK_NOT_AVAILABLE:
+            raise RetainBusy("another worker is retaining") from None
+        raise
     try:
         yield
     finally:
@@ -186,7 +184,9 @@ def retain_batch_run(*, ids: Sequence[str], config: DecayConfig | None = None,
         upto = max(keys.values_list("order_key", flat=True), default=None)
         if upto is None:
             return RetainReport()
-        return retain_run(upto=upto, limit=config.retain.batch_size * 10, config=config)
+        report = retain_run(upto=upto, limit=config.retain.batch_size * 10, config=config)
+        report.more = bool(_pending(upto=None, horizon=horizon, limit=1))
+        return report
 
 
 def retain_drain(*, config: DecayConfig | None = None, embed: bool = True) -> RetainReport:
@@ -222,17 +222,22 @@ def retain_enqueue(*, observation_ids: Sequence[str]) -> None:
         transaction.on_commit(partial(retain_task.delay, batch), robust=True)
 
 
-def retain_sweep(*, config: DecayConfig | None = None) -> int:
-    """Re-queue the oldest pending observations (their task was lost); returns how many."""
-    config = config or config_get()
+def retain_pending_ids(*, limit: int, older_than: timedelta | None = None) -> list[str]:
+    """The first pending observations (canonical order) a task may retain now."""
     retain_order_assign()
-    stale = clock.now() - timedelta(seconds=config.retain.sweep_after_seconds)
-    queryset = Observation.objects.filter(status=ObservationStatus.PENDING,
-                                          recorded_at__lte=stale).exclude(order_key="")
+    queryset = Observation.objects.filter(status=ObservationStatus.PENDING).exclude(order_key="")
+    if older_than is not None:
+        queryset = queryset.filter(recorded_at__lte=clock.now() - older_than)
     horizon = retain_horizon()
     if horizon is not None:
         queryset = queryset.filter(order_key__lt=horizon)
-    ids = list(queryset.order_by("order_key").values_list("id", flat=True)
-               [:config.retain.batch_size])
+    return list(queryset.order_by("order_key").values_list("id", flat=True)[:limit])
+
+
+def retain_sweep(*, config: DecayConfig | None = None) -> int:
+    """Re-queue the oldest pending observations (their task was lost); returns how many."""
+    config = config or config_get()
+    ids = retain_pending_ids(limit=config.retain.batch_size,
+                             older_than=timedelta(seconds=config.retain.sweep_after_seconds))
     retain_enqueue(observation_ids=ids)
     return len(ids)

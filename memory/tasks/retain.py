@@ -10,7 +10,13 @@ import logging
 from celery import Task, shared_task
 
 from memory.services.embeddings import embedding_passes_run
-from memory.services.retain import RetainBusy, retain_batch_run, retain_enqueue, retain_sweep
+from memory.services.retain import (
+    RetainBusy,
+    retain_batch_run,
+    retain_enqueue,
+    retain_pending_ids,
+    retain_sweep,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -30,8 +36,8 @@ def retain_task(self: Task, ids: list[str]) -> dict[str, object]:
         report = retain_batch_run(ids=ids)
     except RetainBusy as exc:
         raise self.retry(exc=exc, countdown=5) from exc
-    if report.more:
-        retain_enqueue(observation_ids=ids)
+    if report.more and report.processed:  # more waits below the horizon: go on with it
+        retain_enqueue(observation_ids=retain_pending_ids(limit=500))
     if report.chunks.created:
         _embed_later()
     return report.as_dict()
