@@ -6,4 +6,7 @@ class MemoryConfig(AppConfig):
     verbose_name = "Memory (the substrate)"
 
     def ready(self) -> None:
+        from memory.config import config_get
+
+        config_get()  # a wrong config/decay.yaml stops Cortex at start, naming the key
         from memory.retain import builtin  # noqa: F401 - registers memory's own handlers

@@ -12,6 +12,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from memory.selectors.consolidation import consolidation_last
+
 
 def _database_ok() -> bool:
     try:
@@ -41,11 +43,27 @@ class HealthView(APIView):
                 "status": serializers.CharField(),
                 "database": serializers.BooleanField(),
                 "broker": serializers.BooleanField(),
+                "last_consolidation": inline_serializer(
+                    "LastConsolidation",
+                    {"id": serializers.IntegerField(), "status": serializers.CharField(),
+                     "as_of": serializers.DateTimeField(),
+                     "finished_at": serializers.DateTimeField(allow_null=True)},
+                    allow_null=True,
+                ),
             },
         )
     )
     def get(self, request: Request) -> Response:
         database, broker = _database_ok(), _broker_ok()
         body = {"status": "ok" if database and broker else "degraded",
-                "database": database, "broker": broker}
+                "database": database, "broker": broker,
+                "last_consolidation": _last_consolidation() if database else None}
         return Response(body, status=200 if database else 503)
+
+
+def _last_consolidation() -> dict[str, Any] | None:
+    run = consolidation_last()
+    if run is None:
+        return None
+    return {"id": run.pk, "status": run.status, "as_of": run.as_of,
+            "finished_at": run.finished_at}

@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[2]
     (lambda r: r["taxonomy"]["nodes"]["world:place"].update(valence="sad"),
      "taxonomy.nodes.world:place.valence"),
     (lambda r: r["taxonomy"]["instances"].update({"world": ["x"]}), "taxonomy.instances.world"),
-    (lambda r: r.update(retain={"weight": 1}), "retain"),
+    (lambda r: r.update(sleep_cycle={"at": "03:00"}), "sleep_cycle"),
 ])
 def test_a_bad_value_fails_loudly_naming_its_key(mutate: Any, key: str) -> None:
     raw = raw_config()

@@ -265,3 +265,12 @@ def test_the_indexed_bound_is_refreshed_only_when_loose_or_wrong(swap_config: An
     consolidation_run(now=NOW + 5 * DAY)
     entity.refresh_from_db()
     assert entity.strength == pytest.approx(3 * 0.5 * 2 ** (-5 / 30))
+
+
+def test_health_reports_the_last_consolidation(graph: dict[str, Any]) -> None:
+    from rest_framework.test import APIClient
+
+    assert APIClient().get("/api/health/").json()["last_consolidation"] is None
+    run = consolidation_run(now=NOW)
+    last = APIClient().get("/api/health/").json()["last_consolidation"]
+    assert (last["id"], last["status"]) == (run.pk, "succeeded")
