@@ -5,5 +5,6 @@ from memory.admin import (  # noqa: F401
     events,
     observations,
     relations,
+    retain,
     taxonomy,
 )
