@@ -55,7 +55,7 @@ def world_project() -> Namespace:
 
 @pytest.mark.parametrize("model", ["extended", "simplified"])
 @HYPOTHESIS
-@given(batch=st.lists(st.tuples(states, offsets), min_size=1, max_size=60))
+@given(batch=st.lists(st.tuples(states, offsets), min_size=20, max_size=60))
 def test_entity_strength_sql_equals_python(
     world_project: Namespace, model: str, batch: list[tuple[EntityState, timedelta]]
 ) -> None:
@@ -82,7 +82,7 @@ def test_entity_strength_sql_equals_python(
 @HYPOTHESIS
 @given(batch=st.lists(
     st.tuples(st.sampled_from(["foundational", "normal", "weak", "retired-class"]), offsets),
-    min_size=1, max_size=60,
+    min_size=20, max_size=60,
 ))
 def test_relation_weight_sql_equals_python(
     world_project: Namespace, batch: list[tuple[str, timedelta]]
