@@ -157,14 +157,16 @@ CELERY_TASK_ALWAYS_EAGER = os.environ.get("CORTEX_EAGER_TASKS", "") == "1"
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
-# The nightly sleep cycle, at CORTEX_SLEEP_CYCLE_AT (HH:MM, default 03:00) in TIME_ZONE.
-# Beat writes this entry into its database schedule at each start: an edit made in the
-# admin lasts until beat restarts; CORTEX_SLEEP_CYCLE_AT is the lasting setting.
+# The schedule is code, seeded into django-celery-beat's tables by `cortex_prepare` only
+# where an entry is missing: the operator edits it in the admin and the edit stays (beat
+# itself would overwrite the entries of CELERY_BEAT_SCHEDULE at every start, so it is empty).
+# The nightly sleep cycle defaults to CORTEX_SLEEP_CYCLE_AT (HH:MM, 03:00) in TIME_ZONE.
 _SLEEP_HOUR, _SLEEP_MINUTE = os.environ.get("CORTEX_SLEEP_CYCLE_AT", "03:00").split(":")
-CELERY_BEAT_SCHEDULE = {
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
+CORTEX_BEAT_SCHEDULE = {
     "memory: sleep cycle (nightly consolidation)": {
         "task": "memory.consolidation_run",
-        "schedule": crontab(hour=_SLEEP_HOUR, minute=_SLEEP_MINUTE),
+        "schedule": crontab(hour=int(_SLEEP_HOUR), minute=int(_SLEEP_MINUTE)),
     },
     # Restarts the analysis chain of every source (events posted by hooks or the API, a
     # chain lost with a Redis restart); a sweep that finds nothing new costs a few queries.

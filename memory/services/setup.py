@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from django.core.management import call_command
 
+from memory.services.schedule import beat_schedule_ensure
 from memory.services.taxonomy import SyncReport, taxonomy_sync
 
 
 def cortex_prepare() -> SyncReport:
-    """Apply pending migrations, then sync the namespace tree from the config (idempotent)."""
+    """Apply pending migrations, sync the namespace tree from the config and seed the beat
+    schedule's missing entries (all idempotent)."""
     call_command("migrate", interactive=False, verbosity=0)
-    return taxonomy_sync()
+    report = taxonomy_sync()
+    beat_schedule_ensure()
+    return report

@@ -1,4 +1,4 @@
-"""The nightly sleep cycle, queued by Celery beat (`CELERY_BEAT_SCHEDULE`)."""
+"""The nightly sleep cycle, queued by Celery beat (seeded from `CORTEX_BEAT_SCHEDULE`)."""
 
 from __future__ import annotations
 

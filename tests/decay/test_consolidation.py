@@ -239,7 +239,7 @@ def test_the_task_and_the_command_run_the_cycle(
 def test_beat_runs_it_nightly_at_three_in_the_configured_time_zone() -> None:
     from cortex_site.celery import app
 
-    (entry,) = [e for e in settings.CELERY_BEAT_SCHEDULE.values()
+    (entry,) = [e for e in settings.CORTEX_BEAT_SCHEDULE.values()
                 if e["task"] == consolidation_run_task.name]
     assert entry["schedule"].hour == {3} and entry["schedule"].minute == {0}
     assert settings.CELERY_TIMEZONE == settings.TIME_ZONE
