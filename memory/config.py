@@ -296,7 +296,7 @@ class RetainSection:
     """The Retain Job (SPEC section 6): batching, reliability, schema_fit, conflicts, dedup."""
 
     batch_size: int = 500
-    chunk_size: int = 100
+    chunk_size: int = 250
     max_attempts: int = 3
     sweep_after_seconds: int = 120
     conflict_jaccard: float = 0.6

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 
 _PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
 _SPACES = re.compile(r"\s+")
@@ -68,6 +69,7 @@ def strip_accents(text: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
+@lru_cache(maxsize=65536)
 def normalize(text: str) -> str:
     """The alias form: casefold, no accents, punctuation as space, single spaces."""
     flat = strip_accents(text.casefold()).replace("'", "").replace("’", "")
@@ -85,6 +87,7 @@ def lemma(token: str) -> str:
     return FRENCH_LEMMAS.get(token) or ENGLISH_LEMMAS.get(token) or token
 
 
+@lru_cache(maxsize=65536)
 def content_lemmas(text: str) -> frozenset[str]:
     """Lemmas that carry the claim's subject, without negations or stopwords."""
     return frozenset(

@@ -92,15 +92,17 @@ def _older(entity: Entity) -> Q:
             | Q(entity__created_at=entity.created_at, entity__key__lt=entity.key))
 
 
-def _candidates(row: EntityEmbedding, model: str) -> list[tuple[EntityEmbedding, float]]:
+def _candidates(row: EntityEmbedding, model: str,
+                exact: bool) -> list[tuple[EntityEmbedding, float]]:
     entity = row.entity
     pool = (EntityEmbedding.objects.filter(namespace_id=row.namespace_id, model=model,
                                            entity__status=EntityStatus.ACTIVE)
             .filter(_older(entity)).exclude(entity_id=entity.pk).select_related("entity"))
-    with transaction.atomic():
-        if pool.count() <= EXACT_LIMIT:
-            with connection.cursor() as cursor:
-                cursor.execute("SET LOCAL enable_indexscan = off")  # exact, not the HNSW index
+    with transaction.atomic(), connection.cursor() as cursor:
+        if exact:
+            cursor.execute("SET LOCAL enable_indexscan = off")  # exact, not the HNSW index
+        else:
+            cursor.execute("SET LOCAL hnsw.iterative_scan = strict_order")
         ranked = pool.annotate(distance=CosineDistance("vector", row.vector)).order_by(
             "distance", "entity__created_at", "entity__key")[:CANDIDATES]
         return [(other, 1.0 - float(other.distance)) for other in ranked]  # type: ignore[attr-defined]
@@ -129,10 +131,15 @@ def entity_dedup_pending(*, config: DecayConfig | None = None) -> PassReport:
         waiting = waiting.filter(
             Q(entity__created_at__lt=frontier.created_at)
             | Q(entity__created_at=frontier.created_at, entity__key__lt=frontier.key))
+    sizes: dict[int, int] = {}
     for row in waiting:
         report.checked += 1
         if row.entity.status == EntityStatus.ACTIVE:
-            for other, cosine in _candidates(row, model):
+            if row.namespace_id not in sizes:
+                sizes[row.namespace_id] = EntityEmbedding.objects.filter(
+                    namespace_id=row.namespace_id).count()
+            exact = sizes[row.namespace_id] <= EXACT_LIMIT
+            for other, cosine in _candidates(row, model, exact):
                 if _same(row, other, cosine, config):
                     entity_merge(merged_id=row.entity_id, survivor_id=other.entity_id,
                                  reason=MergeReason.EMBEDDING, similarity=round(cosine, 6),

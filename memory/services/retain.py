@@ -102,7 +102,8 @@ def _pending(*, upto: str | None, horizon: str | None, limit: int) -> list[Obser
         queryset = queryset.filter(order_key__lte=upto)
     if horizon is not None:
         queryset = queryset.filter(order_key__lt=horizon)
-    return list(queryset.order_by("order_key")[:limit])
+    return list(queryset.order_by("order_key").only("id", "attempts", "error", "order_key")
+                [:limit])
 
 
 def _give_up(observation: Observation) -> None:

@@ -74,6 +74,11 @@ def _prefetch(cache: GraphCache, plans: Sequence[tuple[ObservationView, Extracti
     cache.load_pairs({(v.category, v.target_namespace) for v, _ in plans})
     cache.load_vocabulary({(v.target_namespace, lemma) for v, _ in plans
                            for lemma in content_lemmas(v.topic)})
+    claimed = [spec for _, extraction in plans for spec in extraction.entities
+               if any(f.entity == spec.ref for f in extraction.facts)]
+    found = (cache.find(key=s.full_key, namespace=s.namespace, names=(s.name, *s.aliases))
+             for s in claimed)
+    cache.load_facts(node for node in found if node is not None)
 
 
 def chunk_retain(

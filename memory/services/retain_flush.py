@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import orjson
 from django.db import connection
 
 from memory import clock
@@ -63,10 +64,14 @@ def _entities(cache: GraphCache, writes: ChunkWrites, config: DecayConfig) -> No
     EntityEmbedding.objects.bulk_create([
         EntityEmbedding(entity_id=_id(node), namespace=node.namespace,
                         text=node.display_name, dedup=node.dedup) for node in nodes])
-    for node in cache.nodes.values():
-        if node.aliases_added and not node.new:
-            _execute("UPDATE memory_entity SET aliases = aliases || %s::varchar[] WHERE id = %s",
-                     [node.aliases_added, node.id])
+    renamed = [{"id": n.id, "names": n.aliases_added} for n in cache.nodes.values()
+               if n.aliases_added and not n.new]
+    if renamed:
+        _execute(
+            "UPDATE memory_entity AS e SET aliases = e.aliases || ARRAY("
+            "SELECT jsonb_array_elements_text(v.names))::varchar[] "
+            "FROM jsonb_to_recordset(%s::jsonb) AS v(id bigint, names jsonb) WHERE e.id = v.id",
+            [orjson.dumps(renamed).decode()])
     if cache.new_aliases:
         rows = [(cache.namespaces[ns].pk, name, cache.nodes[key].id)
                 for (ns, name), key in cache.new_aliases.items()]

@@ -178,17 +178,25 @@ class GraphCache:
             if (category, namespace) in wanted:
                 self.pairs[(category, namespace)] = retained
 
+    def load_facts(self, nodes: Iterable[Node]) -> None:
+        """The facts held on these entities (one query)."""
+        wanted = {n.id: n.key for n in nodes if n.key not in self.facts and n.id is not None}
+        for key in wanted.values():
+            self.facts[key] = {}
+        if not wanted:
+            return
+        for fact in Fact.objects.filter(entity_id__in=wanted):
+            key = wanted[fact.entity_id]
+            self.facts[key][(fact.lemma_key, fact.polarity)] = FactRow(
+                entity_key=key, claim=fact.claim, lemma_key=fact.lemma_key,
+                lemmas=frozenset(fact.lemmas), polarity=fact.polarity, status=fact.status,
+                first_seen_at=fact.first_seen_at, last_seen_at=fact.last_seen_at, id=fact.pk,
+                scope=fact.scope, language=fact.language)
+
     def facts_of(self, node: Node) -> dict[tuple[str, int], FactRow]:
         if node.key not in self.facts:
-            self.facts[node.key] = {}
-            if node.id is not None:
-                for fact in Fact.objects.filter(entity_id=node.id):
-                    self.facts[node.key][(fact.lemma_key, fact.polarity)] = FactRow(
-                        entity_key=node.key, claim=fact.claim, lemma_key=fact.lemma_key,
-                        lemmas=frozenset(fact.lemmas), polarity=fact.polarity,
-                        status=fact.status, first_seen_at=fact.first_seen_at,
-                        last_seen_at=fact.last_seen_at, id=fact.pk, scope=fact.scope,
-                        language=fact.language)
+            self.load_facts([node])
+            self.facts.setdefault(node.key, {})
         return self.facts[node.key]
 
     # -- reading ---------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 
 from memory.config import DecayConfig
 from memory.decay.formulas import EntityState, days_between, strength_after
@@ -44,8 +45,22 @@ def matches_any(namespace: str, patterns: Collection[str]) -> bool:
     return False
 
 
+@lru_cache(maxsize=4096)
 def path_lemmas(namespace: str) -> frozenset[str]:
     return content_lemmas(namespace.replace(":", " ").replace("-", " ").replace("_", " "))
+
+
+# id(taxonomy) -> (the taxonomy, kept alive so that its id is not reused; path -> described)
+_DESCRIBED: dict[int, tuple[object, dict[str, bool]]] = {}
+
+
+def described(config: DecayConfig, path: str) -> bool:
+    """Whether the taxonomy has a node for `path` (memoized: a config never changes)."""
+    taxonomy = config.taxonomy
+    _, known = _DESCRIBED.setdefault(id(taxonomy), (taxonomy, {}))
+    if path not in known:
+        known[path] = taxonomy.node_for(path) is not None
+    return known[path]
 
 
 class ObservationStep:
@@ -65,22 +80,21 @@ class ObservationStep:
 
     def structural(self, spec: EntitySpec) -> bool:
         """A key the taxonomy itself names (self:operator, agent:claude-code): known structure."""
-        return self.config.taxonomy.node_for(spec.full_key) is not None
+        return described(self.config, spec.full_key)
 
     def plan(self) -> None:
         for spec in self.extraction.entities:
             self.resolved[spec.ref] = self.cache.find(
                 key=spec.full_key, namespace=spec.namespace, names=(spec.name, *spec.aliases))
-        taxonomy = self.config.taxonomy
         actors = [s for s in self.extraction.entities if s.actor] or list(self.extraction.entities)
         credits = [actor_credit(known=self.structural(s) or self._active(self.resolved[s.ref]),
-                                described=taxonomy.node_for(s.namespace) is not None,
+                                described=described(self.config, s.namespace),
                                 config=self.config) for s in actors]
         target = self.view.target_namespace
         lemmas = content_lemmas(self.view.topic)
         self.fit = schema_fit(
             actor_credits=credits,
-            prior=pair_prior(described=taxonomy.node_for(target) is not None,
+            prior=pair_prior(described=described(self.config, target),
                              specific_handler=self.specific_handler, config=self.config),
             retained=self.cache.retained_count(self.view.category, target),
             topic_known=sum(1 for lemma in lemmas
