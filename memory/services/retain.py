@@ -242,3 +242,15 @@ def retain_sweep(*, config: DecayConfig | None = None) -> int:
                              older_than=timedelta(seconds=config.retain.sweep_after_seconds))
     retain_enqueue(observation_ids=ids)
     return len(ids)
+
+
+def retain_retry(*, statuses: Sequence[str] = (ObservationStatus.FAILED,
+                                               ObservationStatus.UNHANDLED)) -> int:
+    """Give failed (or unhandled) observations another chance: pending again, attempts
+    reset, queued. For after a fix or a new handler; returns how many."""
+    queryset = Observation.objects.filter(status__in=list(statuses))
+    ids = list(queryset.values_list("id", flat=True))
+    Observation.objects.filter(pk__in=ids).update(
+        status=ObservationStatus.PENDING, attempts=0, error="", schema_fit=None)
+    retain_enqueue(observation_ids=ids)
+    return len(ids)

@@ -9,7 +9,7 @@ import orjson
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memory.selectors.graph import graph_summary
-from memory.services.retain import RetainBusy, retain_drain
+from memory.services.retain import RetainBusy, retain_drain, retain_retry
 
 
 class Command(BaseCommand):
@@ -18,9 +18,13 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--no-embed", action="store_true",
                             help="skip the embedding and dedup passes")
+        parser.add_argument("--retry", action="store_true",
+                            help="first make failed and unhandled observations pending again")
         parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["retry"]:
+            self.stdout.write(f"retrying {retain_retry()} observation(s)")
         try:
             report = retain_drain(embed=not options["no_embed"])
         except RetainBusy as exc:
