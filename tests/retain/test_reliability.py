@@ -139,3 +139,18 @@ def test_new_entities_and_big_moves_ask_for_a_regeneration() -> None:
     # the second, a minute later, moved it by less and asked nothing more.
     assert request.reasons == ["created", "relations", "strength"]
     assert request.requested_at == T0 + timedelta(days=60)
+
+
+def test_layer_3_consumes_the_regeneration_requests() -> None:
+    from memory.services.regeneration import regeneration_consume, regeneration_requests_open
+
+    submit(commit("Alice Martin", "cortex", "feat", at=T0))
+    retain()
+    requests = regeneration_requests_open()
+    assert {r.entity.key for r in requests} == {"world:person:alice-martin",
+                                                "world:project:cortex"}
+    assert regeneration_consume(request_ids=[r.pk for r in requests]) == 2
+    assert regeneration_requests_open() == []
+    submit(commit("Alice Martin", "cortex", "fix", at=T0 + timedelta(days=30)))
+    retain()
+    assert {r.reasons[0] for r in regeneration_requests_open()} == {"strength"}
