@@ -24,6 +24,10 @@ def test_demo_runs_every_layer_and_a_second_run_adds_nothing(tmp_path: Path) -> 
     assert first.consolidation.status == "succeeded"
     assert first.graph.counts["entities"] == Entity.objects.count() > 20
     assert first.graph.strongest
+    # The operator goes back on "never use requests": one conflict waits for review.
+    assert [c["entity"] for c in first.graph.conflicts] == [
+        "agent:claude-code:instruction:use-requests"
+    ]
 
     events, observations = MemoryEvent.objects.count(), Observation.objects.count()
     second = demo_run(out=tmp_path / "demo")

@@ -102,6 +102,8 @@ DEMO_PLAN: list[tuple[int, str, list[str]]] = [
     (0, "2.1.114", ["task", "error:file_missing", "violation", "correction:0", "task"]),
     (4, "2.0.76", ["task", "grant", "error:permission_denied", "positive"]),
     (1, "2.1.114", ["question", "install", "error:module_not_found", "instruction", "task"]),
+    (0, "2.1.114", ["task", "reversal", "task"]),
+    (3, "2.1.114", ["task", "reversal", "task"]),
 ]
 
 
@@ -366,8 +368,13 @@ class SessionBuilder:
         self.writer.prompt_with_image("Voici la capture." if self.lang == "fr"
                                       else "Here is the screenshot.", size)
 
+    def reversal(self) -> None:
+        """The operator goes back on an earlier rule: a contradiction for the review queue."""
+        self.writer.prompt(texts.REVERSALS[self.lang])
+        self.reply(texts.ACKS[self.lang][0])
+
     episodes: dict[str, Callable[..., None]] = {
-        "task": task, "question": question, "instruction": instruction,
+        "reversal": reversal, "task": task, "question": question, "instruction": instruction,
         "preference": preference, "correction": correction, "violation": violation,
         "error": error, "interrupt": interrupt, "interrupt_tool": interrupt_tool,
         "grant": grant, "refuse": refuse, "permission": random_permission, "install": install,

@@ -78,6 +78,12 @@ INSTRUCTIONS = {
     ],
 }
 
+# The operator contradicting an earlier instruction (the demo's conflicts).
+REVERSALS = {
+    "en": "Always use requests in this project, httpx breaks the build.",
+    "fr": "Utilise toujours requests dans ce projet, httpx casse le build.",
+}
+
 PREFERENCES = {
     "en": [
         "I prefer small functions with type hints.",
