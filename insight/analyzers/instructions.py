@@ -88,14 +88,43 @@ def _claim(sentence: str, pattern: ClaimPattern, lex: Lexicon) -> Claim | None:
     )
 
 
+# "Always use uv, never pip": the second clause drops the verb and flips the polarity.
+_ELLIPTIC = {
+    "en": re.compile(r"(?:[,;]|\b(?:and|but)\b)\s*(?P<marker>never|always|not)\s+"
+                     r"(?P<subject>[\w][\w.+-]*)", re.IGNORECASE),
+    "fr": re.compile(r"(?:[,;]|\b(?:et|mais)\b)\s*(?P<marker>jamais|toujours|pas)\s+"
+                     r"(?:de\s+|d')?(?P<subject>[\w][\w.+-]*)", re.IGNORECASE),
+}
+_POSITIVE_MARKERS = frozenset({"always", "toujours"})
+
+
+def _elliptic(first: Claim, language: str) -> list[Claim]:
+    """The verb-less clauses that follow an instruction, as claims of their own."""
+    pattern = _ELLIPTIC.get(language)
+    if first.kind != "instruction" or pattern is None:
+        return []
+    claims = []
+    for match in pattern.finditer(first.sentence):
+        subject = match["subject"].strip(_TRIM)
+        if subject.casefold() in {first.subject.casefold(), first.verb.casefold()}:
+            continue
+        polarity = ("positive" if match["marker"].casefold() in _POSITIVE_MARKERS
+                    else "negative")
+        claims.append(Claim(kind=first.kind, polarity=polarity, modality=first.modality,
+                            verb=first.verb, subject=subject, alternative="", scope="",
+                            sentence=first.sentence))
+    return claims
+
+
 def claims_in(text: str, language: str) -> list[Claim]:
-    """The instructions and preferences a text states, at most one per sentence."""
+    """The instructions and preferences a text states: one per sentence, plus the verb-less
+    clauses that follow an instruction ("always use uv, never pip")."""
     lex = lexicon(language)
     found = []
     for sentence in sentences(text):
         for pattern in lex.claims:
             if claim := _claim(sentence, pattern, lex):
-                found.append(claim)
+                found.extend([claim, *_elliptic(claim, language)])
                 break
     return found
 

@@ -16,7 +16,7 @@ def _one(text: str, **kw: object) -> dict:
 @pytest.mark.parametrize(
     ("text", "polarity", "claim", "language"),
     [
-        ("Always use pnpm, not npm.", "positive", "use pnpm", "en"),
+        ("Always use pnpm in this repository.", "positive", "use pnpm", "en"),
         ("Never use library requests in this project.", "negative", "use library requests", "en"),
         ("Don't use mocks in the integration tests.", "negative", "use mocks", "en"),
         ("From now on, always run the tests before committing.", "positive", "run tests", "en"),
@@ -84,6 +84,25 @@ def test_only_the_operators_own_prompts_count() -> None:
         prompt("<command-name>/init</command-name> always use pnpm"),
     ]
     assert analyze(events) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "claims"),
+    [
+        ("Always use uv, never pip.", [("use uv", "positive"), ("use pip", "negative")]),
+        ("Always use pnpm, not npm.", [("use pnpm", "positive"), ("use npm", "negative")]),
+        ("Never use requests, always httpx.",
+         [("use requests", "negative"), ("use httpx", "positive")]),
+        ("Utilise toujours uv, jamais pip.", [("use uv", "positive"), ("use pip", "negative")]),
+        ("N'utilise jamais requests, utilise httpx.", [("use requests", "negative")]),
+    ],
+)
+def test_a_verb_less_clause_after_an_instruction_is_a_claim_of_its_own(
+    text: str, claims: list[tuple[str, str]]
+) -> None:
+    drafts = analyze([prompt(text)])
+    assert [(d.payload["claim"], d.payload["polarity"]) for d in drafts] == claims
+    assert len({d.key for d in drafts}) == len(claims)
 
 
 def test_several_claims_in_one_prompt_are_several_observations_with_distinct_keys() -> None:
