@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from django.db.models import Count
 
+from memory.config import config_get
 from memory.models import Entity, EntityMention, Observation, Relation, RelationEvidence
 from memory.selectors.graph import graph_digest
 from memory.services import observations as observation_service
@@ -133,13 +134,13 @@ def test_a_worker_killed_mid_batch_loses_nothing(workers: Any, quiet_submit: Non
     victim.kill()
     left = pending()
     assert 0 < left < total, "the batch ended before the kill: nothing was tested"
-    # The chunk in flight when it died (if the kill did not fall between two chunks): its
-    # attempt counted, its effects rolled back.
-    tried = Observation.objects.filter(status="pending", attempts__gt=0).count()
     rescuer = workers("rescuer")
     assert retain_sweep(config=retain_config(sweep_after_seconds=0)) > 0
     wait_for(lambda: pending() == 0, what="the rescuer to finish", log=rescuer.log)
-    assert Observation.objects.filter(attempts=2).count() == tried
+    # The chunk in flight when it died (unless the kill fell between two chunks) counted an
+    # attempt and rolled back; it was retried once, one observation at a time.
+    assert set(Observation.objects.values_list("attempts", flat=True)) <= {1, 2}
+    assert Observation.objects.filter(attempts=2).count() <= config_get().retain.chunk_size
     embedding_passes_run()
     assert_exactly_once()
     survived = graph_digest()
