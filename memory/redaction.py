@@ -7,11 +7,16 @@ lone surrogates and non-finite floats. Both are idempotent: a second pass change
 
 from __future__ import annotations
 
+import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+import orjson
+
+from memory import redaction_scan
 
 MARKER_PREFIX = "[REDACTED:"
 _MAX_PASSES = 4
@@ -38,15 +43,29 @@ class Rule:
     hint: str
     # Only groups named s1, s2, ... are replaced; without them, the whole match is.
     plausible: Callable[[str], bool] = lambda value: True
+    # The literals one of which every match contains at the index of a trigger word
+    # (redaction_scan.WORDS), as written in the text; any case when `caseless`.
+    words: tuple[str, ...] = ()
+    caseless: bool = False
 
 
 def _rule(
-    kind: str, regex: str, hint: str, plausible: Callable[[str], bool] | None = None
+    kind: str,
+    regex: str,
+    hint: str,
+    plausible: Callable[[str], bool] | None = None,
+    *,
+    words: tuple[str, ...],
 ) -> Rule:
-    return Rule(kind, re.compile(regex), hint, plausible or (lambda value: True))
+    return Rule(kind, re.compile(regex), hint, plausible or (lambda value: True), words,
+                caseless=regex.startswith("(?i)"))
 
 
 _KEY_START = r"(?<![A-Za-z0-9_-])"
+_SECRET_WORDS = (
+    "secret", "passw", "token", "api_key", "api-key", "apikey", "access_key", "access-key",
+    "accesskey", "private_key", "private-key", "privatekey", "credential",
+)
 _SECRET_NAME = (
     r"(?:secret|passw(?:or)?d|token(?!s|iz)|api[_-]?key|access[_-]?key|private[_-]?key"
     r"|credentials?)"
@@ -58,32 +77,41 @@ RULES: tuple[Rule, ...] = (
         r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
         r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
         "PRIVATE KEY",
+        words=("PRIVATE KEY",),
     ),
     _rule(
-        "jwt", _KEY_START + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", "eyJ"
+        "jwt", _KEY_START + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", "eyJ",
+        words=("eyJ",),
     ),
-    _rule("anthropic-key", _KEY_START + r"sk-ant-[A-Za-z0-9_-]{20,}", "sk-ant-"),
+    _rule("anthropic-key", _KEY_START + r"sk-ant-[A-Za-z0-9_-]{20,}", "sk-ant-", words=("sk-",)),
     _rule(
         "openai-key",
         _KEY_START + r"sk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}",
         "sk-",
+        words=("sk-",),
     ),
     _rule(
         "github-pat",
         r"(?<![A-Za-z0-9_])(?:ghp_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
         "ghp_|github_pat_",
+        words=("ghp_", "github_pat_"),
     ),
-    _rule("github-token", r"(?<![A-Za-z0-9_])gh[osur]_[A-Za-z0-9]{36,}", "gh[osur]_"),
-    _rule("aws-access-key", r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])", "AKIA|ASIA"),
-    _rule("slack-token", r"(?<![A-Za-z0-9])xox[abposre]-[A-Za-z0-9-]{10,}", "xox"),
+    _rule("github-token", r"(?<![A-Za-z0-9_])gh[osur]_[A-Za-z0-9]{36,}", "gh[osur]_",
+          words=("gho_", "ghs_", "ghu_", "ghr_")),
+    _rule("aws-access-key", r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])", "AKIA|ASIA",
+          words=("AKIA", "ASIA")),
+    _rule("slack-token", r"(?<![A-Za-z0-9])xox[abposre]-[A-Za-z0-9-]{10,}", "xox",
+          words=("xox",)),
     _rule(
-        "slack-webhook", r"hooks\.slack\.com/services/(?P<s1>[A-Za-z0-9_/-]{10,})", "hooks\\.slack"
+        "slack-webhook", r"hooks\.slack\.com/services/(?P<s1>[A-Za-z0-9_/-]{10,})", "hooks\\.slack",
+        words=("hooks.slack",),
     ),
-    _rule("google-api-key", _KEY_START + r"AIza[0-9A-Za-z_-]{35,}", "AIza"),
+    _rule("google-api-key", _KEY_START + r"AIza[0-9A-Za-z_-]{35,}", "AIza", words=("AIza",)),
     _rule(
         "url-password",
         r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@\[\]]*:(?P<s1>[^\s/@\[\]]+)@",
         "://",
+        words=("://",),
     ),
     _rule(
         "authorization-header",
@@ -92,12 +120,14 @@ RULES: tuple[Rule, ...] = (
         r"|(?P<s2>[A-Za-z0-9._~+/=-]{16,}))",
         "(?i)authorization",
         lambda value: value.startswith(MARKER_PREFIX) or not value.isalpha(),
+        words=("authorization",),
     ),
     _rule(
         "bearer-token",
         r"(?i)\bbearer\s+(?P<s1>[A-Za-z0-9._~+/-]{16,}=*)",
         "(?i)bearer",
         _has_letter_and_digit,
+        words=("bearer",),
     ),
     _rule(
         "secret-assignment",
@@ -107,6 +137,8 @@ RULES: tuple[Rule, ...] = (
         r"(?:\"(?P<s1>[^\"\n]+)\"|'(?P<s2>[^'\n]+)'|(?P<s3>[^\s\"'#;&|]+))",
         "SECRET|PASSW|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL",
         _not_a_reference,
+        words=("SECRET", "PASSW", "TOKEN", "API_KEY", "APIKEY", "ACCESS_KEY", "ACCESSKEY",
+               "PRIVATE_KEY", "PRIVATEKEY", "CREDENTIAL"),
     ),
     _rule(
         "secret-assignment",
@@ -116,17 +148,14 @@ RULES: tuple[Rule, ...] = (
         "(?i)" + _SECRET_NAME,
         lambda value: _not_a_reference(value)
         and (value.startswith(MARKER_PREFIX) or not value.isidentifier() or "_" not in value),
+        words=_SECRET_WORDS,
     ),
 )
+# The rule whose matches start before their trigger word, in a run of name characters: it is
+# tried only where such a run can start (see _sub_before_names), not at every index.
+_NAMED_ASSIGNMENT = RULES[-1]
 
 _HINTS = tuple(re.compile(rule.hint) for rule in RULES)
-# One cheap scan of the lowercased text decides whether a string needs the rules at all (most
-# do not): every rule's hint, lowercased, is found by it.
-_TRIGGER = re.compile(
-    r"private key|eyj|sk-|gh[posur]_|github_pat_|akia|asia|xox|hooks\.slack|aiza|://"
-    r"|authorization|bearer|secret|passw|token(?!s|iz)|api[_-]?key|access[_-]?key"
-    r"|private[_-]?key|credential"
-)
 _CLEAN_CACHE: dict[str, None] = {}  # short strings known to hold no secret (keys, enums)
 _CLEAN_CACHE_MAX = 50_000
 
@@ -161,21 +190,91 @@ def redact(text: str) -> tuple[str, int]:
     """Replace every secret in `text`; return the new text and how many were replaced."""
     if text in _CLEAN_CACHE:
         return text, 0
-    if not _TRIGGER.search(text.lower()):
+    folded = redaction_scan.fold(text)
+    found = redaction_scan.hits(folded)
+    if not found:
         if len(text) <= 64:
             if len(_CLEAN_CACHE) >= _CLEAN_CACHE_MAX:
                 _CLEAN_CACHE.clear()
             _CLEAN_CACHE[text] = None
         return text, 0
     counter = [0]
-    for _ in range(_MAX_PASSES):
-        before = text
-        for rule, hint in zip(RULES, _HINTS, strict=True):
-            if hint.search(text):
-                text = rule.pattern.sub(_replacer(rule, counter), text)
+    before = text
+    text = _first_pass(text, folded, found, counter)
+    for _ in range(_MAX_PASSES - 1):
         if text == before:
             break
+        before = text
+        text = _full_pass(text, counter)
     return text, counter[0]
+
+
+def _full_pass(text: str, counter: list[int]) -> str:
+    for rule, hint in zip(RULES, _HINTS, strict=True):
+        if hint.search(text):
+            text = rule.pattern.sub(_replacer(rule, counter), text)
+    return text
+
+
+def _gated(rule: Rule, text: str, where: dict[str, list[int]]) -> bool:
+    """Whether one of the rule's literals is in the text where a trigger word was found."""
+    for literal in rule.words:
+        indexes = where.get(literal.lower())
+        if indexes and (rule.caseless or any(text.startswith(literal, i) for i in indexes)):
+            return True
+    return False
+
+
+def _first_pass(
+    text: str, folded: str, found: list[redaction_scan.Hit], counter: list[int]
+) -> str:
+    """One pass of every rule, as _full_pass does, but each rule runs only if one of its
+    literals was found; once a rule has changed the text (markers hold trigger words of their
+    own), the rest of the pass is _full_pass's."""
+    where: dict[str, list[int]] = {}
+    for word, index in found:
+        where.setdefault(word, []).append(index)
+    changed = False
+    for rule, hint in zip(RULES, _HINTS, strict=True):
+        if changed:
+            if hint.search(text):
+                text = rule.pattern.sub(_replacer(rule, counter), text)
+            continue
+        if not _gated(rule, text, where):
+            continue
+        if rule is _NAMED_ASSIGNMENT:
+            new = _sub_before_names(rule, text, folded, where, counter)
+        elif hint.search(text):
+            new = rule.pattern.sub(_replacer(rule, counter), text)
+        else:
+            continue
+        changed, text = new != text, new
+    return text
+
+
+def _sub_before_names(
+    rule: Rule, text: str, folded: str, where: dict[str, list[int]], counter: list[int]
+) -> str:
+    """rule.pattern.sub(...) that tries only the indexes where a match can start (the run of
+    name characters before each secret name): the same matches, without trying every index
+    of a long text. pattern.match(text, i) sees the text before i, as search does."""
+    names = [index for word in _SECRET_WORDS for index in where.get(word, ())]
+    starts = redaction_scan.assignment_starts(folded, names)
+    replace = _replacer(rule, counter)
+    pieces: list[str] = []
+    done = 0
+    for start in starts:
+        if start < done:
+            continue
+        match = rule.pattern.match(text, start)
+        if match is None:
+            continue
+        pieces += [text[done:start], replace(match)]
+        done = match.end()
+    if not pieces:
+        return text
+    pieces.append(text[done:])
+    return "".join(pieces)
 
 
 def clean_text(text: str) -> str:
@@ -246,3 +345,55 @@ def _sanitize_dict(value: dict[Any, Any], depth: int) -> tuple[dict[str, Any], i
         out[key], count = sanitize(item, _depth=depth)
         total += count
     return out, total
+
+
+def _depth_within(value: Any, limit: int) -> bool:
+    """No container nested `limit` levels below `value` (sanitize's TooDeep rule)."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth >= limit:
+            return False
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children
+                     if isinstance(child, dict | list | tuple))
+    return True
+
+
+def _clean_json(payload: Mapping[str, Any]) -> bytes | None:
+    """The payload's JSON if sanitizing could change nothing in it, else None.
+
+    Every string and key appears in the JSON text as itself (escaping only touches quotes,
+    backslashes and control characters, which no trigger contains), so a text with no
+    trigger, no escaped NUL and no lone surrogate (orjson refuses those) holds no string
+    sanitize would touch, and no secret-named key (each such name holds a trigger).
+    """
+    try:
+        data = orjson.dumps(payload)
+    except TypeError:  # lone surrogates, non-string keys, ints beyond 64 bits, odd types
+        return None
+    if b"\\u0000" in data or redaction_scan.json_has_trigger(data):
+        return None
+    if data.count(b"{") + data.count(b"[") >= MAX_DEPTH and not _depth_within(payload, MAX_DEPTH):
+        return None
+    return data
+
+
+def _dump(value: Any) -> bytes:
+    try:
+        return orjson.dumps(value)
+    except TypeError:  # ints beyond 64 bits, exotic types: the slow, lenient path
+        return json.dumps(value, default=str, ensure_ascii=False).encode()
+
+
+def sanitize_json(payload: Mapping[str, Any]) -> tuple[bytes, int]:
+    """sanitize(payload) serialized as JSON, and its redaction count. Raises TooDeep.
+
+    Most payloads hold nothing to change: one scan of their JSON text proves it, and that
+    text is the answer (each payload is serialized once, strings are not walked one by one).
+    """
+    data = _clean_json(payload)
+    if data is not None:
+        return data, 0
+    clean, count = sanitize(dict(payload))
+    return _dump(clean), count

@@ -6,13 +6,10 @@ a secret). The whole batch is refused when one event is wrong.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
-
-import orjson
 
 from memory import clock, redaction
 
@@ -99,13 +96,6 @@ def _correlation(value: Any, errors: Errors) -> list[str]:
     return out
 
 
-def _dump(payload: Mapping[str, Any]) -> bytes:
-    try:
-        return orjson.dumps(payload)
-    except TypeError:  # ints beyond 64 bits, exotic types: the slow, lenient path
-        return json.dumps(payload, default=str, ensure_ascii=False).encode()
-
-
 def _unknown_fields(event: Mapping[str, Any], errors: Errors) -> None:
     for key in event:
         if key in SERVER_OWNED:
@@ -160,11 +150,10 @@ def _sanitized_row(
         clean_texts.append(clean)
         total += count
     try:
-        clean_payload, count = redaction.sanitize(dict(payload))
+        payload_bytes, count = redaction.sanitize_json(payload)
     except redaction.TooDeep:
         return None, {"payload": f"Nested deeper than {redaction.MAX_DEPTH} levels."}, False
     total += count
-    payload_bytes = _dump(clean_payload)
     if len(payload_bytes) > max_payload_bytes:
         return None, {"payload": f"Over the size limit of {max_payload_bytes} bytes."}, True
     source_id, type_, subtype, actor, project, session, thread, parent = clean_texts

@@ -1,0 +1,91 @@
+"""Where a secret could be: one pass over a text finds every trigger word the rules need.
+
+Every rule's match contains a trigger word (a lowercase literal such as `token` or `sk-`), so
+a text without one needs no rule at all, and a text with some needs only the rules those words
+gate. The words are found by one Aho-Corasick scan of the text folded to lowercase the way the
+`(?i)` rules compare it: `str.lower()` plus the four non-ASCII letters that Python's regex
+engine matches to ASCII ones (`İ`, `ı`, `ſ`, the Kelvin sign). The fold keeps every character
+at its index, so a word's position is its position in the original text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import ahocorasick_rs
+
+WORDS = (
+    "private key", "eyj", "sk-", "ghp_", "gho_", "ghs_", "ghu_", "ghr_", "github_pat_",
+    "akia", "asia", "xox", "hooks.slack", "aiza", "://", "authorization", "bearer",
+    "secret", "passw", "token", "api_key", "api-key", "apikey", "access_key", "access-key",
+    "accesskey", "private_key", "private-key", "privatekey", "credential",
+)
+# `token` counts only when not followed by `s` or `iz` (tokens, tokenize): as in the rules.
+_NOT_AFTER_TOKEN = ("s", "iz")
+
+_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+_FOLD_UTF8 = tuple(
+    (char.encode(), folded.encode()) for char, folded in
+    (("\u0130", "i"), ("\u0131", "i"), ("\u017f", "s"), ("\u212a", "k"))
+)
+_TEXT_SCAN = ahocorasick_rs.AhoCorasick(list(WORDS))
+_BYTES_SCAN = ahocorasick_rs.BytesAhoCorasick([word.encode() for word in WORDS])
+_TOKEN = WORDS.index("token")
+
+Hit = tuple[str, int]  # (trigger word, index in the text)
+
+
+def fold(text: str) -> str:
+    """Lowercase, as the `(?i)` rules compare; same length, same indices."""
+    return text.lower() if text.isascii() else text.translate(_FOLD).lower()
+
+
+def hits(folded: str) -> list[Hit]:
+    """Every trigger word in a folded text, overlapping ones included, in order."""
+    found = []
+    for index, start, end in _TEXT_SCAN.find_matches_as_indexes(folded, overlapping=True):
+        if index == _TOKEN and folded.startswith(_NOT_AFTER_TOKEN, end):
+            continue
+        found.append((WORDS[index], start))
+    return found
+
+
+def json_has_trigger(data: bytes) -> bool:
+    """Whether a JSON text (UTF-8) holds a trigger word anywhere.
+
+    A word hidden behind an overlapping one is missed only when that one counts itself (no
+    word starts inside `token`), so the first scan that finds nothing else decides.
+    """
+    folded = data.lower()
+    if not data.isascii():
+        for char, ascii_char in _FOLD_UTF8:
+            folded = folded.replace(char, ascii_char)
+    for index, _start, end in _BYTES_SCAN.find_matches_as_indexes(folded):
+        if index != _TOKEN or not folded.startswith((b"s", b"iz"), end):
+            return True
+    return False
+
+
+_RUN = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-")
+_BEFORE_KEY = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
+_QUOTES = frozenset("\"'")
+
+
+def assignment_starts(folded: str, names: Iterable[int]) -> list[int]:
+    """Where a `[\"']?[a-z0-9_.-]*NAME` match not preceded by `[a-z0-9_]` can start, given
+    where the names are: in the run of name characters before a name (or at the quote just
+    before that run), where the character before is not a letter, digit or underscore.
+    Linear in the text: each index is looked at once."""
+    starts: list[int] = []
+    previous, previous_run, floor = -1, 0, 0
+    for name in sorted(set(names)):
+        index = name
+        while index > previous and index > 0 and folded[index - 1] in _RUN:
+            index -= 1
+        run = previous_run if index == previous else index
+        low = run - 1 if run > 0 and folded[run - 1] in _QUOTES else run
+        for start in range(max(low, floor), name + 1):
+            if start == 0 or folded[start - 1] not in _BEFORE_KEY:
+                starts.append(start)
+        previous, previous_run, floor = name, run, name + 1
+    return starts
