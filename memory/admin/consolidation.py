@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import admin, messages
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -12,20 +10,10 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.views.decorators.http import require_POST
 
+from memory.admin.base import ReadOnlyAdmin
 from memory.admin.paging import EstimatedCountPaginator
 from memory.models import ConsolidationRun, EntityTransition, RelationTransition
 from memory.tasks.consolidation import consolidation_run_task
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(ConsolidationRun)

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from django.contrib import admin
 from django.core.paginator import Paginator
 from django.db import connection
-from django.http import HttpRequest
 from django.utils.functional import cached_property
 from django.utils.html import format_html
 
+from memory.admin.base import ReadOnlyAdmin
 from memory.models.events import MemoryEvent
 
 _COUNT_CAP = 10_000
@@ -35,7 +34,7 @@ class CappedCountPaginator(Paginator):
 
 
 @admin.register(MemoryEvent)
-class MemoryEventAdmin(admin.ModelAdmin):
+class MemoryEventAdmin(ReadOnlyAdmin):
     list_display = (
         "id", "occurred_at", "source", "type", "subtype", "actor", "project", "redaction_count"
     )
@@ -58,12 +57,3 @@ class MemoryEventAdmin(admin.ModelAdmin):
     def payload_pretty(self, event: MemoryEvent) -> str:
         text = json.dumps(event.payload, indent=2, ensure_ascii=False, sort_keys=True)
         return format_html('<pre style="white-space: pre-wrap">{}</pre>', text)
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False

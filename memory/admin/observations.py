@@ -12,6 +12,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
+from memory.admin.base import ReadOnlyAdmin
 from memory.admin.paging import EstimatedCountPaginator
 from memory.models import Namespace
 from memory.models.observations import Observation
@@ -60,7 +61,7 @@ def _excerpt(payload: Any) -> str:
 
 
 @admin.register(Observation)
-class ObservationAdmin(admin.ModelAdmin):
+class ObservationAdmin(ReadOnlyAdmin):
     list_display = ("id", "timestamp", "category", "status", "target_namespace", "topic",
                     "sentiment", "source")
     list_filter = (CategoryFilter, "status", TargetNamespaceFilter, "sentiment")
@@ -99,15 +100,6 @@ class ObservationAdmin(admin.ModelAdmin):
         )
         return format_html("<table><tr><th>event</th><th>occurred</th><th>subtype</th>"
                            "<th>actor</th><th>payload</th></tr>{}</table>", rows)
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 def _pretty(value: Any) -> str:
