@@ -10,8 +10,10 @@ from datetime import datetime
 from typing import Any
 
 import orjson
+import psycopg
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.backends.utils import CursorWrapper
 
 from memory import clock
 from memory.models.events import MemoryEvent, new_event_id
@@ -26,10 +28,13 @@ __all__ = [
 ]
 
 # One statement for the whole batch, its rows sent as one JSON document (PostgreSQL parses it
-# once; each payload arrives as jsonb without a second parse). Rows go in ordered by source_id
-# so that concurrent batches wait on each other's conflicting keys in the same order (no
-# deadlock). A conflict with a row of a transaction still in flight waits for its outcome, so
-# every id read back afterwards belongs to a committed row (or to the caller's transaction).
+# once; each payload arrives as jsonb without a second parse), bound on the server: the
+# document travels as a parameter, not inside the SQL text the server would have to lex.
+# Rows go in ordered by source_id (sorted here: sorting them in SQL copies every payload) so
+# that concurrent batches wait on each other's conflicting keys in the same order (no
+# deadlock); a function scan hands its rows to the INSERT in the document's order. A conflict
+# with a row of a transaction still in flight waits for its outcome, so every id read back
+# afterwards belongs to a committed row (or to the caller's transaction).
 _INSERT = """
 INSERT INTO memory_memoryevent
     (id, source, source_id, occurred_at, recorded_at, type, subtype, actor, project,
@@ -39,7 +44,6 @@ SELECT u.id, %s, u.source_id, u.occurred_at, %s, u.type, u.subtype, u.actor, u.p
 FROM jsonb_to_recordset(%s::jsonb) AS u(
     id text, source_id text, occurred_at timestamptz, type text, subtype text, actor text,
     project text, session text, thread text, parent text, payload jsonb, redactions int)
-ORDER BY u.source_id
 ON CONFLICT (source, source_id) DO NOTHING
 RETURNING source_id, id
 """
@@ -99,9 +103,21 @@ def _rows_json(rows: Sequence[EventRow], ids: Mapping[str, str]) -> str:
     ).decode()
 
 
+def _server_bound_cursor() -> CursorWrapper:
+    """A cursor of Django's connection (same transaction, same query logging) whose
+    parameters are bound by the server: Django's own cursors splice them into the SQL."""
+    connection.ensure_connection()
+    cursor = psycopg.Cursor(connection.connection)
+    # (django-stubs types these as taking a wrapper; they wrap a DB-API cursor)
+    if connection.queries_logged:
+        return connection.make_debug_cursor(cursor)  # type: ignore[arg-type]
+    return connection.make_cursor(cursor)  # type: ignore[arg-type]
+
+
 def _insert(source: str, rows: Sequence[EventRow], ids: Mapping[str, str]) -> dict[str, str]:
-    with connection.cursor() as cursor:
-        cursor.execute(_INSERT, [source, clock.now(), _rows_json(rows, ids)])
+    ordered = sorted(rows, key=lambda row: row.source_id)
+    with _server_bound_cursor() as cursor:
+        cursor.execute(_INSERT, [source, clock.now(), _rows_json(ordered, ids)])
         return dict(cursor.fetchall())
 
 
