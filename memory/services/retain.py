@@ -31,7 +31,7 @@ from memory import clock
 from memory.config import DecayConfig, config_get
 from memory.models import Observation, ObservationStatus
 from memory.retain.horizon import retain_horizon
-from memory.services.retain_chunk import ChunkReport, chunk_retain
+from memory.services.retain_chunk import VIEW_FIELDS, ChunkReport, chunk_retain
 
 logger = logging.getLogger(__name__)
 
@@ -132,7 +132,7 @@ def _try_chunk(chunk: Sequence[Observation], config: DecayConfig) -> ChunkReport
         with transaction.atomic():
             rows = list(Observation.objects.select_for_update()
                         .filter(pk__in=ids, status=ObservationStatus.PENDING)
-                        .order_by("order_key"))
+                        .order_by("order_key").only(*VIEW_FIELDS))
             return chunk_retain(rows, config=config)
     except (OperationalError, InterfaceError):
         raise  # the database is away: retry the task, do not blame the observations

@@ -36,6 +36,11 @@ class ChunkReport:
         self.needs_dedup = self.needs_dedup or other.needs_dedup
 
 
+# The columns a view reads (the rest of an Observation is not loaded by the job).
+VIEW_FIELDS = ("id", "dedup_key", "source", "timestamp", "category", "target_namespace", "topic",
+               "actors", "sentiment", "sentiment_score", "payload_typed", "event_ids")
+
+
 def view_of(observation: Observation) -> ObservationView:
     return ObservationView(
         id=observation.id, dedup_key=observation.dedup_key, source=observation.source,

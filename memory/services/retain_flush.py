@@ -15,7 +15,7 @@ from django.db import connection
 
 from memory import clock
 from memory.config import DecayConfig
-from memory.decay.formulas import EntityState, strength_after
+from memory.decay.formulas import EntityState, entity_strength, strength_after
 from memory.models import (
     Conflict,
     Entity,
@@ -23,7 +23,6 @@ from memory.models import (
     Fact,
     ReviewItem,
 )
-from memory.services.entities import entity_strength_store
 from memory.services.retain_graph import FactRow, GraphCache, Node
 from memory.services.retain_writes import ChunkWrites
 
@@ -83,19 +82,30 @@ def _entities(cache: GraphCache, writes: ChunkWrites, config: DecayConfig) -> No
 
 
 def _reinforcements(cache: GraphCache, config: DecayConfig) -> None:
+    """Recalls by increment; the strength they produce is then computed from the values the
+    rows hold now (locked by this transaction) and stored with them."""
     nodes = [n for n in cache.nodes.values() if n.reinforcements and not n.new]
     if not nodes:
         return
-    _execute(
+    rows = _execute(
         "UPDATE memory_entity AS e SET retrieval_count = e.retrieval_count + v.k, "
         "last_reinforced_at = GREATEST(e.last_reinforced_at, v.t) "
         "FROM unnest(%s::bigint[], %s::int[], %s::timestamptz[]) AS v(id, k, t) "
-        "WHERE e.id = v.id AND e.status = 'active'",
+        "WHERE e.id = v.id AND e.status = 'active' "
+        "RETURNING e.id, e.base, e.half_life_days, e.valence, e.pos, e.neg, "
+        "e.retrieval_count, e.route, e.pinned, e.last_reinforced_at",
         [[n.id for n in nodes], [n.reinforcements for n in nodes],
          [n.reinforced_at for n in nodes]])
     latest = max(n.reinforced_at for n in nodes if n.reinforced_at)
-    entity_strength_store(queryset=Entity.objects.filter(pk__in=[n.id for n in nodes]),
-                          now=latest, config=config)
+    strengths = [
+        entity_strength(EntityState(base=base, half_life_days=half, valence=valence, pos=pos,
+                                    neg=neg, retrieval_count=count, route=route, pinned=pinned),
+                        last_reinforced_at=last, now=latest, config=config)
+        for _, base, half, valence, pos, neg, count, route, pinned, last in rows]
+    _execute(
+        "UPDATE memory_entity AS e SET strength = v.s, strength_evaluated_at = %s "
+        "FROM unnest(%s::bigint[], %s::float8[]) AS v(id, s) WHERE e.id = v.id",
+        [latest, [row[0] for row in rows], strengths])
 
 
 def _mentions(cache: GraphCache, writes: ChunkWrites) -> None:
