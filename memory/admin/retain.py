@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
+from memory.admin.base import ReadOnlyAdmin
 from memory.admin.paging import EstimatedCountPaginator
 from memory.models import (
     Conflict,
@@ -95,24 +96,13 @@ def _who(request: HttpRequest) -> str:
     return str(getattr(user, "username", "") or "operator")
 
 
-class ReadOnly(admin.ModelAdmin):
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
 class MergeTargetForm(ActionForm):
     into_key = forms.CharField(required=False, label="Merge into (entity key)",
                                widget=forms.TextInput(attrs={"size": 40}))
 
 
 @admin.register(ReviewItem)
-class DarkMatterAdmin(ReadOnly):
+class DarkMatterAdmin(ReadOnlyAdmin):
     """Dark matter: what nothing in the graph described yet, quarantined until reviewed."""
 
     list_display = ("created_at", "observation_link", "category", "topic", "fit", "quarantined",
@@ -198,7 +188,7 @@ def _decide(decision: str, description: str) -> Callable[..., None]:
 
 
 @admin.register(Conflict)
-class ConflictAdmin(ReadOnly):
+class ConflictAdmin(ReadOnlyAdmin):
     """Contradicting claims on one entity; the newer is contested until resolved."""
 
     list_display = ("created_at", "entity", "existing", "new", "jaccard", "status")
@@ -234,7 +224,7 @@ class ConflictAdmin(ReadOnly):
 
 
 @admin.register(EntityMerge)
-class EntityMergeAdmin(ReadOnly):
+class EntityMergeAdmin(ReadOnlyAdmin):
     """Merges (the dedup pass's and the operator's); split a wrong one."""
 
     list_display = ("created_at", "merged", "survivor", "reason", "similarity", "split_at")
@@ -257,7 +247,7 @@ class EntityMergeAdmin(ReadOnly):
 
 
 @admin.register(Fact)
-class FactAdmin(ReadOnly):
+class FactAdmin(ReadOnlyAdmin):
     list_display = ("entity", "claim", "polarity", "status", "evidence_count", "last_seen_at")
     list_filter = ("status", "polarity", "language")
     list_select_related = ("entity",)
