@@ -364,9 +364,9 @@ def _clean_json(payload: Mapping[str, Any]) -> bytes | None:
     """The payload's JSON if sanitizing could change nothing in it, else None.
 
     Every string and key appears in the JSON text as itself (escaping only touches quotes,
-    backslashes and control characters, which no trigger contains), so a text with no
-    trigger, no escaped NUL and no lone surrogate (orjson refuses those) holds no string
-    sanitize would touch, and no secret-named key (each such name holds a trigger).
+    backslashes and control characters, which no trigger word contains), so a text with no
+    trigger word, no escaped NUL and no lone surrogate (orjson refuses those) holds no string
+    sanitize would touch, and no secret-named key (each such name holds a trigger word).
     """
     try:
         data = orjson.dumps(payload)

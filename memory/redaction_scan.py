@@ -29,7 +29,11 @@ _FOLD_UTF8 = tuple(
     (("\u0130", "i"), ("\u0131", "i"), ("\u017f", "s"), ("\u212a", "k"))
 )
 _TEXT_SCAN = ahocorasick_rs.AhoCorasick(list(WORDS))
-_BYTES_SCAN = ahocorasick_rs.BytesAhoCorasick([word.encode() for word in WORDS])
+# Leftmost-first is ~3x faster (it uses a prefilter) but does not report a word that overlaps
+# one reported before it: good enough to answer "is there any?".
+_BYTES_FIRST = ahocorasick_rs.BytesAhoCorasick(
+    [word.encode() for word in WORDS], matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_FIRST
+)
 _TOKEN = WORDS.index("token")
 
 Hit = tuple[str, int]  # (trigger word, index in the text)
@@ -53,14 +57,15 @@ def hits(folded: str) -> list[Hit]:
 def json_has_trigger(data: bytes) -> bool:
     """Whether a JSON text (UTF-8) holds a trigger word anywhere.
 
-    A word hidden behind an overlapping one is missed only when that one counts itself (no
-    word starts inside `token`), so the first scan that finds nothing else decides.
+    Leftmost-first, not overlapping: a word hidden behind another starts inside it, and no
+    word starts inside `token` (the one that may not count), so the first word that counts
+    is always reported.
     """
     folded = data.lower()
     if not data.isascii():
         for char, ascii_char in _FOLD_UTF8:
             folded = folded.replace(char, ascii_char)
-    for index, _start, end in _BYTES_SCAN.find_matches_as_indexes(folded):
+    for index, _start, end in _BYTES_FIRST.find_matches_as_indexes(folded):
         if index != _TOKEN or not folded.startswith((b"s", b"iz"), end):
             return True
     return False

@@ -16,7 +16,13 @@ from hypothesis import strategies as st
 
 from memory import redaction
 from memory.redaction import MAX_DEPTH, TooDeep, redact, sanitize, sanitize_json
-from memory.redaction_scan import WORDS, assignment_starts, fold, hits, json_has_trigger
+from memory.redaction_scan import (
+    WORDS,
+    assignment_starts,
+    fold,
+    hits,
+    json_has_trigger,
+)
 from tests.memory.test_redaction import SECRETS, SEPARATORS
 
 NAME_TEXT = string.ascii_letters + string.digits + "_.-=:\"' \n"
@@ -162,3 +168,16 @@ def test_payloads_the_shortcut_must_not_take_are_sanitized_the_plain_way(
     payload: dict[Any, object],
 ) -> None:
     assert sanitize_json(payload) == _plain_json(payload)
+
+
+def test_words_that_do_not_count_leave_the_shortcut_open() -> None:
+    payload = {"usage": {"input_tokens": 3}, "content": "refresh_token() then x", "n": [1]}
+    assert sanitize_json(payload) == (orjson.dumps(payload), 0)
+    assert sanitize_json({"a": {"b": ["ok", "SECRET_KEY=abcdefgh1234"]}}) == (
+        b'{"a":{"b":["ok","SECRET_KEY=[REDACTED:secret-assignment]"]}}', 1)
+
+
+@given(TEXTS)
+@settings(max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck))
+def test_the_quick_any_word_scan_agrees_with_the_full_one(text: str) -> None:
+    assert json_has_trigger(text.encode()) == bool(hits(fold(text)))
