@@ -7,9 +7,9 @@ from typing import Any, NoReturn
 import pgtrigger
 from django.db import models
 from django.db.models.functions import Cast
-from ulid import ULID
 
 from memory import clock
+from memory.event_ids import new_event_ids
 
 # pg_current_xact_id() as a bigint: the inserting transaction, the commit-ordered position's
 # first half (see memory.selectors.events for why it makes late commits safe to read).
@@ -28,8 +28,8 @@ def _refuse(what: str) -> NoReturn:
 
 
 def new_event_id() -> str:
-    """A ULID, monotonic within the process (python-ulid's default generator)."""
-    return str(ULID())
+    """A ULID, monotonic within the process (see memory.event_ids)."""
+    return new_event_ids(1)[0]
 
 
 class MemoryEventQuerySet(models.QuerySet["MemoryEvent"]):
