@@ -60,13 +60,13 @@ class ClaudeCodeProducer:
         files = [(root, path) for root in self.roots for path in transcript_files(root)]
         states = source_file_states_get(paths=[path for _, path in files])
         progress.start(files=len(files), total_bytes=_unread_bytes(files, states))
-        sink = EventSink(source=self.source, summary=summary, progress=progress,
-                         commit_marks=lambda marks: source_files_save(marks=marks))
         counters = ReadCounters()
-        for root, path in files:
-            state = states.get(str(path)) or FileState()
-            self._read_file(root, path, state, sink, counters, summary, progress)
-        sink.flush()
+        with EventSink(source=self.source, summary=summary, progress=progress,
+                       commit_marks=lambda marks: source_files_save(marks=marks)) as sink:
+            for root, path in files:
+                state = states.get(str(path)) or FileState()
+                self._read_file(root, path, state, sink, counters, summary, progress)
+            sink.flush()
         _merge(summary, counters)
         summary.seconds = time.monotonic() - started
         return summary

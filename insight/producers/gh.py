@@ -22,18 +22,18 @@ class GhProducer:
         summary.files_by_kind["gh-export"] += 1
         data = self.path.read_bytes()
         progress.start(files=1, total_bytes=len(data))
-        sink = EventSink(source=self.source, summary=summary, progress=progress)
         try:
             items = list(gh_items(data))
         except ValueError:
             summary.malformed["unparseable"] += 1
             items = []
-        for item in items:
-            summary.lines += 1
-            events = gh_events(item, repo=self.repo)
-            summary.records += len(events)
-            sink.add(events)
-        sink.flush()
+        with EventSink(source=self.source, summary=summary, progress=progress) as sink:
+            for item in items:
+                summary.lines += 1
+                events = gh_events(item, repo=self.repo)
+                summary.records += len(events)
+                sink.add(events)
+            sink.flush()
         summary.bytes_read = len(data)
         progress.advance(files=1, bytes_read=len(data))
         summary.seconds = time.monotonic() - started

@@ -37,8 +37,18 @@ class GitProducer:
         known = git_repository_tips_get(path=self.repo)
         refs = git_refs(self.repo)
         progress.start(files=1, total_bytes=0)
-        sink = EventSink(source=self.source, summary=summary, progress=progress,
-                         commit_marks=lambda marks: self._save_tips(marks[0], summary))
+        with EventSink(source=self.source, summary=summary, progress=progress,
+                       commit_marks=lambda marks: self._save_tips(marks[0], summary)) as sink:
+            self._commits(refs, known, sink, summary)
+            sink.mark("tips", refs)  # only once every commit before it is stored
+            sink.flush()
+        progress.advance(files=1)
+        summary.lines = summary.records
+        summary.seconds = time.monotonic() - started
+        return summary
+
+    def _commits(self, refs: dict[str, str], known: dict[str, str], sink: EventSink,
+                 summary: IngestSummary) -> None:
         tips, dates = set(refs.values()), {}
         for commit in git_commits(self.repo, exclude=existing_commits(self.repo, known.values())):
             summary.records += 1
@@ -49,12 +59,6 @@ class GitProducer:
             if known.get(ref) != tip and branch_name(ref):  # tags only bound the next run
                 when = dates.get(tip) or clock.now().isoformat()
                 sink.add([branch_event(repo=self.name, ref=ref, tip=tip, occurred_at=when)])
-        sink.mark("tips", refs)  # only once every commit before it is stored
-        sink.flush()
-        progress.advance(files=1)
-        summary.lines = summary.records
-        summary.seconds = time.monotonic() - started
-        return summary
 
     def _save_tips(self, tips: dict[str, Any], summary: IngestSummary) -> None:
         git_repository_tips_save(path=self.repo, name=self.name, tips=tips,

@@ -16,15 +16,19 @@ from django.db import connection, transaction
 from django.db.backends.utils import CursorWrapper
 
 from memory import clock
-from memory.models.events import MemoryEvent, new_event_id
+from memory.event_ids import new_event_ids
+from memory.models.events import MemoryEvent
 from memory.services.event_input import EventRow, EventsRejected, event_rows_parse
 
 __all__ = [
     "EventAppendResult",
     "EventsRejected",
     "IdempotencyKeyConflict",
+    "PreparedEvents",
     "event_append_keyed",
     "event_append_many",
+    "event_append_prepared",
+    "event_batch_prepare",
 ]
 
 # One statement for the whole batch, its rows sent as one JSON document (PostgreSQL parses it
@@ -114,10 +118,9 @@ def _server_bound_cursor() -> CursorWrapper:
     return connection.make_cursor(cursor)  # type: ignore[arg-type]
 
 
-def _insert(source: str, rows: Sequence[EventRow], ids: Mapping[str, str]) -> dict[str, str]:
-    ordered = sorted(rows, key=lambda row: row.source_id)
+def _insert(batch: PreparedEvents) -> dict[str, str]:
     with _server_bound_cursor() as cursor:
-        cursor.execute(_INSERT, [source, clock.now(), _rows_json(ordered, ids)])
+        cursor.execute(_INSERT, [batch.source, clock.now(), batch.document])
         return dict(cursor.fetchall())
 
 
@@ -125,6 +128,48 @@ def _existing(source: str, source_ids: Sequence[str]) -> dict[str, str]:
     with connection.cursor() as cursor:
         cursor.execute(_EXISTING, [source, list(source_ids)])
         return dict(cursor.fetchall())
+
+
+@dataclass(frozen=True)
+class PreparedEvents:
+    """A batch checked and sanitized, its ids minted and its INSERT document built: what
+    event_append_prepared writes. Preparing needs no database, so a producer can prepare the
+    next batch while the last one is written."""
+
+    source: str
+    rows: list[EventRow]  # every event of the batch, in order
+    ids: dict[str, str]  # source_id -> the id minted for its first event
+    document: str
+
+
+def event_batch_prepare(*, source: str, events: Sequence[Mapping[str, Any]]) -> PreparedEvents:
+    """Check and sanitize a batch (up to CORTEX_MAX_BATCH) for `source`; EventsRejected
+    naming every problem if one event is wrong."""
+    source = _checked_source(source)
+    rows = event_rows_parse(
+        events,
+        max_batch=settings.CORTEX_MAX_BATCH,
+        max_payload_bytes=settings.CORTEX_MAX_PAYLOAD_BYTES,
+    )
+    firsts: dict[str, EventRow] = {}
+    for row in rows:
+        firsts.setdefault(row.source_id, row)
+    ids = dict(zip(firsts, new_event_ids(len(firsts)), strict=True))
+    ordered = sorted(firsts.values(), key=lambda row: row.source_id)
+    return PreparedEvents(source, rows, ids, _rows_json(ordered, ids))
+
+
+def event_append_prepared(*, batch: PreparedEvents) -> list[EventAppendResult]:
+    """Store a prepared batch; one result per event, in order. Each (source, source_id) is
+    stored once: repeats answer the stored id, created=False."""
+    # One INSERT: all or nothing by itself. The repeats are read after it; in autocommit the
+    # batch is committed by then, which is fine: a retry answers created=False.
+    inserted = _insert(batch) if batch.ids else {}
+    missing = [source_id for source_id in batch.ids if source_id not in inserted]
+    stored = {**inserted, **(_existing(batch.source, missing) if missing else {})}
+    if len(stored) != len(batch.ids):
+        raise RuntimeError("an event neither inserted nor found; refusing to answer")
+    return _results(batch.rows, stored, set(inserted))
 
 
 def event_append_many(
@@ -135,24 +180,7 @@ def event_append_many(
     Sanitizes every string, refuses the whole batch (EventsRejected) if one event is wrong,
     and stores each (source, source_id) once: repeats answer the stored id, created=False.
     """
-    source = _checked_source(source)
-    rows = event_rows_parse(
-        events,
-        max_batch=settings.CORTEX_MAX_BATCH,
-        max_payload_bytes=settings.CORTEX_MAX_PAYLOAD_BYTES,
-    )
-    firsts: dict[str, EventRow] = {}
-    for row in rows:
-        firsts.setdefault(row.source_id, row)
-    ids = {source_id: new_event_id() for source_id in firsts}
-    # One INSERT: all or nothing by itself. The repeats are read after it; in autocommit the
-    # batch is committed by then, which is fine: a retry answers created=False.
-    inserted = _insert(source, list(firsts.values()), ids) if firsts else {}
-    missing = [source_id for source_id in firsts if source_id not in inserted]
-    stored = {**inserted, **(_existing(source, missing) if missing else {})}
-    if len(stored) != len(firsts):
-        raise RuntimeError("an event neither inserted nor found; refusing to answer")
-    return _results(rows, stored, set(inserted))
+    return event_append_prepared(batch=event_batch_prepare(source=source, events=events))
 
 
 def _results(
