@@ -158,6 +158,8 @@ _NAMED_ASSIGNMENT = RULES[-1]
 _HINTS = tuple(re.compile(rule.hint) for rule in RULES)
 _CLEAN_CACHE: dict[str, None] = {}  # short strings known to hold no secret (keys, enums)
 _CLEAN_CACHE_MAX = 50_000
+_RECENT_LONG: dict[str, tuple[str, int]] = {}
+_RECENT_LONG_MAX = 16
 
 SECRET_FIELD_NAMES = frozenset(
     {
@@ -190,13 +192,31 @@ def redact(text: str) -> tuple[str, int]:
     """Replace every secret in `text`; return the new text and how many were replaced."""
     if text in _CLEAN_CACHE:
         return text, 0
+    if len(text) <= 64:
+        return _redact_short(text)
+    # A long text often comes twice in a row (a tool's output is in a record's message and
+    # in its toolUseResult): the last few answers are kept.
+    answer = _RECENT_LONG.get(text)
+    if answer is None:
+        if len(_RECENT_LONG) >= _RECENT_LONG_MAX:
+            _RECENT_LONG.clear()
+        answer = _RECENT_LONG[text] = _redact(text)
+    return answer
+
+
+def _redact_short(text: str) -> tuple[str, int]:
+    answer = _redact(text)
+    if answer[1] == 0:
+        if len(_CLEAN_CACHE) >= _CLEAN_CACHE_MAX:
+            _CLEAN_CACHE.clear()
+        _CLEAN_CACHE[text] = None
+    return answer
+
+
+def _redact(text: str) -> tuple[str, int]:
     folded = redaction_scan.fold(text)
     found = redaction_scan.hits(folded)
     if not found:
-        if len(text) <= 64:
-            if len(_CLEAN_CACHE) >= _CLEAN_CACHE_MAX:
-                _CLEAN_CACHE.clear()
-            _CLEAN_CACHE[text] = None
         return text, 0
     counter = [0]
     before = text

@@ -181,3 +181,12 @@ def test_words_that_do_not_count_leave_the_shortcut_open() -> None:
 @settings(max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck))
 def test_the_quick_any_word_scan_agrees_with_the_full_one(text: str) -> None:
     assert json_has_trigger(text.encode()) == bool(hits(fold(text)))
+
+
+def test_a_long_text_seen_again_gets_the_same_answer() -> None:
+    secret = "x" * 100 + " refresh_token() then API_TOKEN=abcd1234efgh5678 " + "y" * 100
+    clean = "z" * 100 + " refresh_token() " + "w" * 100
+    answers = [redact(text) for text in (secret, clean, secret, clean)]
+    assert answers[0] == answers[2] == _plain_redact(secret)
+    assert answers[1] == answers[3] == (clean, 0)
+    assert answers[0][1] == 1
