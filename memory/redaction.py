@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -313,6 +313,21 @@ def clean_text(text: str) -> str:
 
 def sanitize_text(text: str) -> tuple[str, int]:
     return redact(clean_text(text))
+
+
+def sanitize_texts(texts: Sequence[str]) -> tuple[list[str], int]:
+    """sanitize_text of each text, and the redactions in all. One scan decides for them all
+    when none needs a change (the usual case): joined by a separator no trigger word holds,
+    they hold a trigger word only if one of them does."""
+    joined = "\x1f".join(texts)
+    if joined.isascii() and "\x00" not in joined and not redaction_scan.hits(joined.lower()):
+        return list(texts), 0
+    total, out = 0, []
+    for text in texts:
+        clean, count = sanitize_text(text)
+        out.append(clean)
+        total += count
+    return out, total
 
 
 def _is_secret_field(key: str, value: Any) -> bool:

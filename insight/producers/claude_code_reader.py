@@ -28,6 +28,7 @@ from insight.producers.jsonl import RawLine, parse_line, raw_lines
 
 HEAD_BYTES = 4096
 LONG_LINE_BYTES = 1024 * 1024
+PRESCAN_CHUNK_BYTES = 64 * 1024  # the first record usually has the cwd: no need to read 1 MB
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
 
 
@@ -118,7 +119,8 @@ def _line_events(
     counters.lines += 1
     counters.bytes_read += line.end - line.start
     counters.records += len(parsed.records)
-    counters.malformed.update(parsed.problems)
+    if parsed.problems:
+        counters.malformed.update(parsed.problems)
     if len(line.data) > LONG_LINE_BYTES:
         counters.malformed["long_line"] += 1
     cuts: list[int] = []
@@ -186,7 +188,7 @@ def _context(
 
 def _prescan(fh: IO[bytes], state: FileState) -> None:
     """The project comes from the first record that has a `cwd`, wherever it is."""
-    for line in raw_lines(fh, start=0):
+    for line in raw_lines(fh, start=0, chunk_bytes=PRESCAN_CHUNK_BYTES):
         if b'"cwd"' not in line.data and b'"sessionId"' not in line.data:
             continue
         for record, _raw in parse_line(line.data).records:

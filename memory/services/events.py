@@ -14,6 +14,7 @@ import psycopg
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.backends.utils import CursorWrapper
+from psycopg.types.json import Jsonb
 
 from memory import clock
 from memory.event_ids import new_event_ids
@@ -85,7 +86,7 @@ def _checked_source(source: str) -> str:
     return source
 
 
-def _rows_json(rows: Sequence[EventRow], ids: Mapping[str, str]) -> str:
+def _rows_json(rows: Sequence[EventRow], ids: Mapping[str, str]) -> bytes:
     return orjson.dumps(
         [
             {
@@ -104,7 +105,7 @@ def _rows_json(rows: Sequence[EventRow], ids: Mapping[str, str]) -> str:
             }
             for row in rows
         ]
-    ).decode()
+    )
 
 
 def _server_bound_cursor() -> CursorWrapper:
@@ -118,9 +119,14 @@ def _server_bound_cursor() -> CursorWrapper:
     return connection.make_cursor(cursor)  # type: ignore[arg-type]
 
 
+def _as_is(document: bytes) -> bytes:
+    return document
+
+
 def _insert(batch: PreparedEvents) -> dict[str, str]:
     with _server_bound_cursor() as cursor:
-        cursor.execute(_INSERT, [batch.source, clock.now(), batch.document])
+        params: list[Any] = [batch.source, clock.now(), Jsonb(batch.document, _as_is)]
+        cursor.execute(_INSERT, params)
         return dict(cursor.fetchall())
 
 
@@ -139,7 +145,7 @@ class PreparedEvents:
     source: str
     rows: list[EventRow]  # every event of the batch, in order
     ids: dict[str, str]  # source_id -> the id minted for its first event
-    document: str
+    document: bytes  # JSON
 
 
 def event_batch_prepare(*, source: str, events: Sequence[Mapping[str, Any]]) -> PreparedEvents:
