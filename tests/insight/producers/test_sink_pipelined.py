@@ -38,19 +38,26 @@ def test_a_pipelined_ingest_stores_what_an_inline_one_does(tmp_path: Path) -> No
 
 
 def test_each_batch_commits_the_marks_as_they_were_when_it_was_handed_over() -> None:
-    saved: list[list[Any]] = []
+    # The marks of a transaction cover exactly the events stored with it, however the
+    # writer groups the batches waiting for it.
+    saved: list[tuple[int, int]] = []
+
+    def commit_marks(marks: list[Any]) -> None:
+        stored = MemoryEvent.objects.filter(source="test").count()  # in the same transaction
+        saved.append((marks[0]["offset"], stored))
+
     summary = IngestSummary(source="test")
     with EventSink(source="test", summary=summary, batch_size=10,
-                   commit_marks=saved.append) as sink:
+                   commit_marks=commit_marks) as sink:
         position = {"offset": 0}
-        for index in range(35):
+        for index in range(95):
             position["offset"] = index + 1
             sink.mark("file", position)  # the producer's live object, changed after each add
             sink.add(_events(1, prefix=f"m{index}-"))
         sink.flush()
-    assert [marks[0]["offset"] for marks in saved] == [10, 20, 30, 35]
-    assert summary.events_stored == 35
-    assert MemoryEvent.objects.filter(source="test").count() == 35
+    assert all(offset == stored for offset, stored in saved)
+    assert saved[-1] == (95, 95)
+    assert summary.events_stored == 95
 
 
 def test_an_error_while_writing_reaches_the_producer_and_stops_the_writing() -> None:
@@ -80,3 +87,19 @@ def test_inside_a_transaction_the_batches_are_written_in_it() -> None:
             sink.flush()
         transaction.set_rollback(True)
     assert MemoryEvent.objects.filter(source="test").count() == 0
+
+
+def test_the_collector_settings_come_back_after_the_run() -> None:
+    import gc
+
+    before, frozen = gc.get_threshold(), gc.get_freeze_count()
+    summary = IngestSummary(source="test")
+    with EventSink(source="test", summary=summary) as outer:
+        with EventSink(source="test", summary=summary) as inner:
+            assert gc.get_threshold()[0] > before[0]
+            inner.add(_events(3, prefix="g"))
+            inner.flush()
+        assert gc.get_threshold()[0] > before[0]  # the outer sink still runs
+        outer.flush()
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == frozen
