@@ -10,16 +10,14 @@ from datetime import datetime
 from typing import Any
 
 import orjson
-import psycopg
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.backends.utils import CursorWrapper
-from psycopg.types.json import Jsonb
 
 from memory import clock
 from memory.event_ids import new_event_ids
 from memory.models.events import MemoryEvent
 from memory.services.event_input import EventRow, EventsRejected, event_rows_parse
+from memory.services.sql import jsonb_param, server_bound_cursor
 
 __all__ = [
     "EventAppendResult",
@@ -33,8 +31,7 @@ __all__ = [
 ]
 
 # One statement for the whole batch, its rows sent as one JSON document (PostgreSQL parses it
-# once; each payload arrives as jsonb without a second parse), bound on the server: the
-# document travels as a parameter, not inside the SQL text the server would have to lex.
+# once; each payload arrives as jsonb without a second parse), bound on the server (sql.py).
 # Rows go in ordered by source_id (sorted here: sorting them in SQL copies every payload) so
 # that concurrent batches wait on each other's conflicting keys in the same order (no
 # deadlock); a function scan hands its rows to the INSERT in the document's order. A conflict
@@ -108,24 +105,9 @@ def _rows_json(rows: Sequence[EventRow], ids: Mapping[str, str]) -> bytes:
     )
 
 
-def _server_bound_cursor() -> CursorWrapper:
-    """A cursor of Django's connection (same transaction, same query logging) whose
-    parameters are bound by the server: Django's own cursors splice them into the SQL."""
-    connection.ensure_connection()
-    cursor = psycopg.Cursor(connection.connection)
-    # (django-stubs types these as taking a wrapper; they wrap a DB-API cursor)
-    if connection.queries_logged:
-        return connection.make_debug_cursor(cursor)  # type: ignore[arg-type]
-    return connection.make_cursor(cursor)  # type: ignore[arg-type]
-
-
-def _as_is(document: bytes) -> bytes:
-    return document
-
-
 def _insert(batch: PreparedEvents) -> dict[str, str]:
-    with _server_bound_cursor() as cursor:
-        params: list[Any] = [batch.source, clock.now(), Jsonb(batch.document, _as_is)]
+    with server_bound_cursor() as cursor:
+        params: list[Any] = [batch.source, clock.now(), jsonb_param(batch.document)]
         cursor.execute(_INSERT, params)
         return dict(cursor.fetchall())
 

@@ -1,0 +1,33 @@
+"""Statements that carry a batch as one JSON document, bound on the server.
+
+Django's psycopg cursors splice parameters into the SQL text, so a multi-megabyte document
+would reach the server as a literal it has to lex (~8% of an insert's time in perf); here it
+travels as a parameter, as jsonb bytes, without a decode or an encode on the way.
+"""
+
+from __future__ import annotations
+
+import psycopg
+from django.db import connection
+from django.db.backends.utils import CursorWrapper
+from psycopg.types.json import Jsonb
+
+
+def server_bound_cursor() -> CursorWrapper:
+    """A cursor of Django's connection (same transaction, same query logging) whose
+    parameters are bound by the server."""
+    connection.ensure_connection()
+    cursor = psycopg.Cursor(connection.connection)
+    # (django-stubs types these as taking a wrapper; they wrap a DB-API cursor)
+    if connection.queries_logged:
+        return connection.make_debug_cursor(cursor)  # type: ignore[arg-type]
+    return connection.make_cursor(cursor)  # type: ignore[arg-type]
+
+
+def _as_is(document: bytes) -> bytes:
+    return document
+
+
+def jsonb_param(document: bytes) -> Jsonb:
+    """A JSON text (UTF-8 bytes) sent as a jsonb parameter, as it is."""
+    return Jsonb(document, _as_is)
