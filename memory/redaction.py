@@ -395,23 +395,33 @@ def _depth_within(value: Any, limit: int) -> bool:
     return True
 
 
-def _clean_json(payload: Mapping[str, Any]) -> bytes | None:
-    """The payload's JSON if sanitizing could change nothing in it, else None.
+def _clean_json(value: Any) -> bytes | None:
+    """The value's JSON if sanitizing could change nothing in it, else None.
 
     Every string and key appears in the JSON text as itself (escaping only touches quotes,
     backslashes and control characters, which no trigger word contains), so a text with no
     trigger word, no escaped NUL and no lone surrogate (orjson refuses those) holds no string
     sanitize would touch, and no secret-named key (each such name holds a trigger word).
+    (Non-finite floats are written as null, as sanitize would.)
     """
     try:
-        data = orjson.dumps(payload)
+        data = orjson.dumps(value)
     except TypeError:  # lone surrogates, non-string keys, ints beyond 64 bits, odd types
         return None
     if b"\\u0000" in data or redaction_scan.json_has_trigger(data):
         return None
-    if data.count(b"{") + data.count(b"[") >= MAX_DEPTH and not _depth_within(payload, MAX_DEPTH):
+    if data.count(b"{") + data.count(b"[") >= MAX_DEPTH and not _depth_within(value, MAX_DEPTH):
         return None
     return data
+
+
+def sanitize_value(value: Any) -> tuple[Any, int]:
+    """sanitize(value), answering the value itself when its JSON shows nothing to change and
+    reads back equal (no tuple, non-finite float or other type sanitize would convert)."""
+    data = _clean_json(value)
+    if data is not None and orjson.loads(data) == value:
+        return value, 0
+    return sanitize(value)
 
 
 def _dump(value: Any) -> bytes:

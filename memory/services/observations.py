@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 import orjson
-from django.db import connection, transaction
+from django.db import transaction
 
 from memory import clock, redaction
 from memory.models.events import MemoryEvent
@@ -23,6 +23,7 @@ from memory.models.observations import ObservationStatus, new_observation_id
 from memory.models.taxonomy import Valence
 from memory.observation_schemas import payload_errors
 from memory.services.retain import retain_enqueue
+from memory.services.sql import jsonb_param, server_bound_cursor
 
 MAX_BATCH = 5000
 MAX_EVENT_IDS = 1000
@@ -59,6 +60,9 @@ def _string(value: Any, limit: int, *, required: bool) -> str | None:
     return value
 
 
+_VALENCES = frozenset(Valence.values)  # (Valence.values builds a list each time)
+
+
 def _timestamp(value: Any) -> datetime | None:
     if isinstance(value, str):
         try:
@@ -88,6 +92,13 @@ def _event_ids_ok(value: Any) -> bool:
 
 def _plain_json(value: Any) -> bool:
     """Storable as is: not nested too deeply, no integer beyond 64 bits."""
+    try:  # orjson refuses integers beyond 64 bits; fewer brackets than levels is shallow
+        data = orjson.dumps(value)
+    except TypeError:
+        pass
+    else:
+        if data.count(b"{") + data.count(b"[") <= MAX_DEPTH:
+            return True
     stack = [(value, 0)]
     while stack:
         item, depth = stack.pop()
@@ -149,7 +160,7 @@ def _check(data: Mapping[str, Any]) -> tuple[dict[str, Any], Errors]:
     namespace = clean["target_namespace"]
     if not isinstance(namespace, str) or len(namespace) > 255 or not NAMESPACE.match(namespace):
         errors["target_namespace"] = "Must be a namespace path such as agent:claude-code:rc."
-    if clean["sentiment"] not in Valence.values:
+    if clean["sentiment"] not in _VALENCES:
         errors["sentiment"] = f"Must be one of: {', '.join(Valence.values)}."
     if not _actors_ok(data.get("actors", [])):
         errors["actors"] = (f'Must be a list of at most {MAX_ACTORS} objects, each with "role" '
@@ -169,10 +180,13 @@ def _check(data: Mapping[str, Any]) -> tuple[dict[str, Any], Errors]:
     return clean, errors
 
 
+_SANITIZED = ("topic", "actors", "payload_typed", "correlation")
+
+
 def _sanitized(clean: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     """Secrets out of every text (as for events); False when payload_typed is too large."""
-    for name in ("topic", "actors", "payload_typed", "correlation"):
-        clean[name], _count = redaction.sanitize(clean[name])
+    values, _count = redaction.sanitize_value([clean[name] for name in _SANITIZED])
+    clean.update(zip(_SANITIZED, values, strict=True))
     size = len(orjson.dumps(clean["payload_typed"]))
     return clean, size <= MAX_PAYLOAD_BYTES
 
@@ -224,7 +238,8 @@ def _parse(observations: Sequence[Mapping[str, Any]], *,
 
 
 # One statement per batch, rows ordered by dedup key (concurrent batches wait on shared keys in
-# the same order: no deadlock). A key already stored is skipped and not returned.
+# the same order: no deadlock; sorted in Python, a function scan keeps the document's order,
+# and bound on the server: see sql.py). A key already stored is skipped and not returned.
 _INSERT = """
 INSERT INTO memory_observation
     (id, dedup_key, source, timestamp, recorded_at, category, actors, topic, sentiment,
@@ -237,7 +252,6 @@ FROM jsonb_to_recordset(%s::jsonb) AS u(
     id text, dedup_key text, source text, timestamp timestamptz, category text, actors jsonb,
     topic text, sentiment text, sentiment_score float8, payload_typed jsonb, session text,
     thread text, parent text, target_namespace text, event_ids jsonb)
-ORDER BY u.dedup_key
 ON CONFLICT (dedup_key) DO NOTHING
 RETURNING dedup_key, id
 """
@@ -259,10 +273,12 @@ def _row(clean: Mapping[str, Any]) -> dict[str, Any]:
 def _insert(rows: Sequence[Mapping[str, Any]]) -> dict[str, tuple[str, str]]:
     """dedup key -> (id, status) of every row, stored now or before. The batch travels as
     one JSON document (far cheaper to send than one array per column)."""
-    unique = list({row["dedup_key"]: row for row in reversed(rows)}.values())
+    unique = sorted({row["dedup_key"]: row for row in reversed(rows)}.values(),
+                    key=lambda row: row["dedup_key"])
     document = orjson.dumps([{name: row[name] for name in _COLUMNS} for row in unique])
-    with connection.cursor() as cursor:
-        cursor.execute(_INSERT, [clock.now(), document.decode()])
+    with server_bound_cursor() as cursor:
+        params: list[Any] = [clock.now(), jsonb_param(document)]
+        cursor.execute(_INSERT, params)
         stored = {key: (pk, ObservationStatus.PENDING.value) for key, pk in cursor.fetchall()}
         others = [row["dedup_key"] for row in unique if row["dedup_key"] not in stored]
         if others:

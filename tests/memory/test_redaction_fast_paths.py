@@ -190,3 +190,20 @@ def test_a_long_text_seen_again_gets_the_same_answer() -> None:
     assert answers[0] == answers[2] == _plain_redact(secret)
     assert answers[1] == answers[3] == (clean, 0)
     assert answers[0][1] == 1
+
+
+VALUES = st.recursive(
+    JSON_LEAVES,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.tuples(inner, inner),
+                            st.dictionaries(KEYS, inner, max_size=4)),
+    max_leaves=20,
+)
+
+
+@given(VALUES)
+@settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
+def test_sanitize_value_is_sanitize(value: object) -> None:
+    fast, count = redaction.sanitize_value(value)
+    plain, plain_count = sanitize(value)
+    assert (fast, count) == (plain, plain_count)  # (no NaN is left in either to spoil ==)
+    assert type(fast) is type(plain)
