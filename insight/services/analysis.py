@@ -194,8 +194,9 @@ def analysis_batch_run(*, source: str, batch_size: int = BATCH_SIZE,
             return report
         group = _behind(cursors)
         report.analyzers = tuple(cursor.analyzer for cursor in group)
+        # Lean: analyzers read a tool's output in the message, not its copy in toolUseResult.
         batch, position = event_batch_after(cursor=group[0].position, limit=batch_size,
-                                            source=source)
+                                            source=source, lean=True)
         if not batch:
             return report
         report.more = len(batch) == batch_size or len(group) < len(cursors)
