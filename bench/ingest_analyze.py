@@ -225,6 +225,8 @@ def main() -> None:
         _child(*args.child)
         return
     print(machine_describe(), flush=True)
+    print("load average (1, 5, 15 min) at the start: "
+          + ", ".join(f"{value:.2f}" for value in os.getloadavg()), flush=True)
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     admin, database_url = _admin_url()
@@ -255,6 +257,8 @@ def main() -> None:
     print("target: ingestion + analysis >= 10 MB/s")
     for mode, figures in rates.items():
         print(f"  {mode}: {min(figures):.1f} MB/s [{'ok' if min(figures) >= 10 else 'MISSED'}]")
+    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    print(f"load average (1, 5, 15 min) at the end: {load}; other work on the machine skews it")
 
 
 if __name__ == "__main__":

@@ -124,6 +124,8 @@ def main() -> None:
         _child(*args.child)
         return
     print(machine_describe(), flush=True)
+    print("load average (1, 5, 15 min) at the start: "
+          + ", ".join(f"{value:.2f}" for value in os.getloadavg()), flush=True)
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     database_url, admin = _database()
@@ -174,6 +176,8 @@ def _verdict(rows: list[tuple[int, dict[str, Any]]], git: dict[str, Any]) -> Non
           + ", ".join(f"{w / 1e6:,.0f} MB -> {r['peak_rss_mb']:.0f} MB" for w, r in rows))
     print(f"  git >= 5,000 commits/s: {commits_rate:,.0f} "
           f"[{'ok' if commits_rate >= 5000 else 'MISSED'}]")
+    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    print(f"load average (1, 5, 15 min) at the end: {load}; other work on the machine skews it")
 
 
 if __name__ == "__main__":
