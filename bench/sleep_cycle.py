@@ -88,7 +88,7 @@ def _generate(*, entities: int, relations: int, namespace_size: int, now: Any) -
                   .values_list("pk", flat=True))
     types = list(config_get().graph.relation_types)
     _sql("TRUNCATE memory_entitytransition, memory_relationtransition, memory_relation, "
-         "memory_entity, memory_consolidationrun RESTART IDENTITY CASCADE")
+         "memory_entity, memory_sleepcyclerun RESTART IDENTITY CASCADE")
     _sql("SELECT setseed(0.42)")
     insert = """
         INSERT INTO memory_entity (namespace_id, slug, key, display_name, aliases, memory_type,
@@ -141,10 +141,10 @@ def _counts() -> tuple[int, int, int]:
 
 
 def _cycle(label: str, now: Any) -> None:
-    from memory.services.consolidation import consolidation_run
+    from memory.services.sleep_cycle import sleep_cycle_run
 
     started = time.perf_counter()
-    run = consolidation_run(now=now, trigger="bench")
+    run = sleep_cycle_run(now=now, trigger="bench")
     seconds = time.perf_counter() - started
     steps = "; ".join(
         f"{s['name']} {s['duration_ms'] / 1000:.1f} s ("

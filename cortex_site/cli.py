@@ -11,8 +11,8 @@ def main() -> None:
 
         sys.exit(hook_main(sys.argv[2:]))
     if sys.argv[1:2] == ["decaybench"]:
-        # Pure Python (memory.turns): no database or broker to start.
-        from memory.turns.cli import main as decaybench_main
+        # Pure Python (memory.working_set): no database or broker to start.
+        from memory.working_set.cli import main as decaybench_main
 
         sys.exit(decaybench_main(sys.argv[2:]))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")

@@ -164,8 +164,8 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 _SLEEP_HOUR, _SLEEP_MINUTE = os.environ.get("CORTEX_SLEEP_CYCLE_AT", "03:00").split(":")
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
 CORTEX_BEAT_SCHEDULE = {
-    "memory: sleep cycle (nightly consolidation)": {
-        "task": "memory.consolidation_run",
+    "memory: sleep cycle": {
+        "task": "memory.sleep_cycle_run",
         "schedule": crontab(hour=int(_SLEEP_HOUR), minute=int(_SLEEP_MINUTE)),
     },
     # Restarts the analysis chain of every source (events posted by hooks or the API, a

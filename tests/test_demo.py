@@ -21,7 +21,7 @@ def test_demo_runs_every_layer_and_a_second_run_adds_nothing(tmp_path: Path) -> 
     assert {"instructions", "corrections", "tool_errors", "permissions"} <= categories
     assert first.retain.processed == Observation.objects.count()
     assert not Observation.objects.filter(status=ObservationStatus.PENDING).exists()
-    assert first.consolidation.status == "succeeded"
+    assert first.sleep_cycle.status == "succeeded"
     assert first.graph.counts["entities"] == Entity.objects.count() > 20
     assert first.graph.strongest
     # The operator goes back on "never use requests": one conflict waits for review.

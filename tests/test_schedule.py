@@ -8,7 +8,7 @@ from django_celery_beat.models import CrontabSchedule, PeriodicTask
 
 from memory.services.schedule import beat_schedule_ensure
 
-SLEEP = "memory: sleep cycle (nightly consolidation)"
+SLEEP = "memory: sleep cycle"
 
 
 @pytest.mark.django_db
@@ -16,7 +16,7 @@ def test_every_entry_is_seeded_once_and_an_operator_edit_survives() -> None:
     assert sorted(beat_schedule_ensure()) == sorted(settings.CORTEX_BEAT_SCHEDULE)
     task = PeriodicTask.objects.get(name=SLEEP)
     assert (task.task, task.crontab.hour, task.crontab.minute) == (
-        "memory.consolidation_run", "3", "0"
+        "memory.sleep_cycle_run", "3", "0"
     )
 
     edited, _ = CrontabSchedule.objects.get_or_create(

@@ -10,11 +10,11 @@ from insight.demo.ingest import DemoIngest, demo_corpus_ingest
 from insight.producers.base import Progress
 from insight.services.analysis import AnalysisTotals, analysis_drain
 from memory import clock
-from memory.models import ConsolidationRun
+from memory.models import SleepCycleRun
 from memory.selectors.graph import GraphSummary, graph_summary
-from memory.services.consolidation import consolidation_run
 from memory.services.retain import RetainReport, retain_drain
 from memory.services.setup import cortex_prepare
+from memory.services.sleep_cycle import sleep_cycle_run
 
 
 @dataclass
@@ -22,7 +22,7 @@ class DemoReport:
     ingest: DemoIngest
     analysis: AnalysisTotals
     retain: RetainReport
-    consolidation: ConsolidationRun
+    sleep_cycle: SleepCycleRun
     graph: GraphSummary
     as_of: datetime
 
@@ -34,6 +34,6 @@ def demo_run(*, out: Path, seed: int = 7, progress: Progress | None = None) -> D
     analysis = analysis_drain()
     retain = retain_drain()
     as_of = clock.now()
-    run = consolidation_run(now=as_of, trigger="demo")
-    return DemoReport(ingest=ingest, analysis=analysis, retain=retain, consolidation=run,
+    run = sleep_cycle_run(now=as_of, trigger="demo")
+    return DemoReport(ingest=ingest, analysis=analysis, retain=retain, sleep_cycle=run,
                       graph=graph_summary(limit=10, now=as_of), as_of=as_of)

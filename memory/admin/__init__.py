@@ -1,10 +1,10 @@
 from memory.admin import (  # noqa: F401
     agents,
-    consolidation,
     entities,
     events,
     observations,
     relations,
     retain,
+    sleep_cycle,
     taxonomy,
 )

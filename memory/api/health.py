@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memory.selectors.consolidation import consolidation_last
+from memory.selectors.sleep_cycle import sleep_cycle_last
 
 
 def _database_ok() -> bool:
@@ -44,7 +44,7 @@ class HealthView(APIView):
                 "database": serializers.BooleanField(),
                 "broker": serializers.BooleanField(),
                 "last_consolidation": inline_serializer(
-                    "LastConsolidation",
+                    "LastSleepCycle",
                     {"id": serializers.IntegerField(), "status": serializers.CharField(),
                      "as_of": serializers.DateTimeField(),
                      "finished_at": serializers.DateTimeField(allow_null=True)},
@@ -57,12 +57,12 @@ class HealthView(APIView):
         database, broker = _database_ok(), _broker_ok()
         body = {"status": "ok" if database and broker else "degraded",
                 "database": database, "broker": broker,
-                "last_consolidation": _last_consolidation() if database else None}
+                "last_consolidation": _last_sleep_cycle() if database else None}
         return Response(body, status=200 if database else 503)
 
 
-def _last_consolidation() -> dict[str, Any] | None:
-    run = consolidation_last()
+def _last_sleep_cycle() -> dict[str, Any] | None:
+    run = sleep_cycle_last()
     if run is None:
         return None
     return {"id": run.pk, "status": run.status, "as_of": run.as_of,

@@ -1,32 +1,22 @@
+"""memory's models, one module per thing; imported from here by the rest of the code."""
+
 from memory.models.agents import Agent, Scope  # noqa: F401
-from memory.models.consolidation import (  # noqa: F401
-    ConsolidationRun,
+from memory.models.embeddings import DedupState, EntityEmbedding  # noqa: F401
+from memory.models.events import EventIdempotencyKey, MemoryEvent  # noqa: F401
+from memory.models.facts import Conflict, ConflictStatus, Fact, FactEvidence, FactStatus  # noqa: F401
+from memory.models.familiarity import PairFamiliarity, VocabularyTerm  # noqa: F401
+from memory.models.graph import Entity, EntityStatus, Relation, Route  # noqa: F401
+from memory.models.mentions import EntityAlias, EntityMention, RelationEvidence  # noqa: F401
+from memory.models.merges import EntityMerge, MergeReason  # noqa: F401
+from memory.models.observations import Observation, ObservationStatus  # noqa: F401
+from memory.models.regeneration import RegenerationRequest  # noqa: F401
+from memory.models.review import ReviewItem, ReviewStatus  # noqa: F401
+from memory.models.sleep_cycle import (  # noqa: F401
     Direction,
     EntityTransition,
     RelationTransition,
     RunStatus,
-)
-from memory.models.events import EventIdempotencyKey, MemoryEvent  # noqa: F401
-from memory.models.graph import Entity, EntityStatus, Relation, Route  # noqa: F401
-from memory.models.observations import Observation, ObservationStatus  # noqa: F401
-from memory.models.retain import (  # noqa: F401
-    Conflict,
-    ConflictStatus,
-    DedupState,
-    EntityAlias,
-    EntityEmbedding,
-    EntityMention,
-    EntityMerge,
-    Fact,
-    FactEvidence,
-    FactStatus,
-    MergeReason,
-    PairFamiliarity,
-    RegenerationRequest,
-    RelationEvidence,
-    ReviewItem,
-    ReviewStatus,
-    VocabularyTerm,
+    SleepCycleRun,
 )
 from memory.models.taxonomy import MemoryType, Namespace, Referent, Valence  # noqa: F401
 from memory.models.working_set import WorkingItem, WorkingSession  # noqa: F401

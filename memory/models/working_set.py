@@ -12,7 +12,7 @@ from django.db import models
 from django.db.models import Q
 
 from memory import clock
-from memory.turns.engine import DEFAULT_BASELINE_STABILITY, DEFAULT_EVICTION_THRESHOLD
+from memory.working_set.engine import DEFAULT_BASELINE_STABILITY, DEFAULT_EVICTION_THRESHOLD
 
 SESSION_KEY_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._:-]{0,199}"
 

@@ -10,7 +10,7 @@ from django.db.models import F, Max, QuerySet
 from memory import clock
 from memory.config import DecayConfig, config_get
 from memory.decay.sql import strength_sql
-from memory.models import ConsolidationRun, Entity, EntityStatus, Namespace, RunStatus
+from memory.models import Entity, EntityStatus, Namespace, RunStatus, SleepCycleRun
 
 STRENGTH_NOW = "strength_now"
 # Stored and inline values are computed by different statements (or Python);
@@ -64,8 +64,8 @@ def entity_strongest(
 
 def _stored_strength_bounds(*, now: datetime, config: DecayConfig) -> bool:
     last = (
-        ConsolidationRun.objects.filter(status=RunStatus.SUCCEEDED)
+        SleepCycleRun.objects.filter(status=RunStatus.SUCCEEDED)
         .order_by("-finished_at").values_list("config_digest", flat=True).first()
     )
-    latest = ConsolidationRun.objects.aggregate(latest=Max("as_of"))["latest"]
+    latest = SleepCycleRun.objects.aggregate(latest=Max("as_of"))["latest"]
     return last == config.digest and latest is not None and latest <= now

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.contrib.auth.models import User
 
 from memory.models.working_set import WorkingItem, WorkingSession
-from memory.turns.engine import retention
+from memory.working_set.engine import retention
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from pgvector.django import CosineDistance
 from memory import clock
 from memory.config import DecayConfig, config_get
 from memory.models import DedupState, Entity, EntityEmbedding, EntityStatus, MergeReason
-from memory.models.retain import EMBEDDING_DIMENSION
+from memory.models.embeddings import EMBEDDING_DIMENSION
 from memory.retain.embedders import embedder_get
 from memory.retain.names import names_agree
 from memory.services.merges import entity_merge

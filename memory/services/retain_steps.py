@@ -13,7 +13,7 @@ from functools import lru_cache
 from memory.config import DecayConfig
 from memory.decay.formulas import EntityState, days_between, strength_after
 from memory.models import EntityStatus, FactStatus, Namespace, Route
-from memory.models.retain import DedupState
+from memory.models.embeddings import DedupState
 from memory.retain.extraction import EntitySpec, Extraction, FactSpec, ObservationView
 from memory.retain.fit import FitParts, actor_credit, pair_prior, route_of, schema_fit
 from memory.retain.text import claim_lemmas, content_lemmas, jaccard, normalize

@@ -16,8 +16,8 @@ from django.db import transaction
 from memory import clock
 from memory.models.working_set import WorkingItem, WorkingSession
 from memory.selectors.working_set import WorkingItemView, working_item_view, working_set_size
-from memory.turns.base import TurnWentBackwards
-from memory.turns.engine import eviction_turn, reinforced_stability
+from memory.working_set.base import TurnWentBackwards
+from memory.working_set.engine import eviction_turn, reinforced_stability
 
 __all__ = ["SessionNotFound", "TurnWentBackwards", "WorkingSetChange", "working_item_recall",
            "working_item_register", "working_set_step"]

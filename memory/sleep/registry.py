@@ -1,4 +1,4 @@
-"""Steps of the sleep cycle, run in `order` by `services.consolidation.consolidation_run`.
+"""Steps of the sleep cycle, run in `order` by `services.sleep_cycle.sleep_cycle_run`.
 
 A step is a function of a `StepContext` returning counts (`{"name": int}`). It runs
 in its own transaction; one that raises is recorded as failed and the run goes
@@ -16,12 +16,12 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 
 from memory.config import DecayConfig
-from memory.models import ConsolidationRun
+from memory.models import SleepCycleRun
 
 
 @dataclasses.dataclass(frozen=True)
 class StepContext:
-    run: ConsolidationRun
+    run: SleepCycleRun
     now: datetime
     config: DecayConfig
 

@@ -11,9 +11,9 @@ from django.test import Client
 from django.urls import reverse
 
 from memory import clock
-from memory.models import ConsolidationRun, Entity
-from memory.services.consolidation import consolidation_run
+from memory.models import Entity, SleepCycleRun
 from memory.services.relations import relation_reinforce
+from memory.services.sleep_cycle import sleep_cycle_run
 from memory.services.taxonomy import taxonomy_sync
 from tests.decay import factories
 
@@ -65,11 +65,11 @@ def test_relation_list_shows_weight_now_and_visibility(admin_client: Client, gra
 def test_namespace_tree_and_runs_are_listed(admin_client: Client, graph: Any) -> None:
     tree = admin_client.get(reverse("admin:memory_namespace_changelist")).content.decode()
     assert "agent:claude-code:rc" in tree
-    consolidation_run()
-    runs = admin_client.get(reverse("admin:memory_consolidationrun_changelist"))
+    sleep_cycle_run()
+    runs = admin_client.get(reverse("admin:memory_sleepcyclerun_changelist"))
     assert "Run the sleep cycle now" in runs.content.decode()
-    run = ConsolidationRun.objects.get()
-    detail = admin_client.get(reverse("admin:memory_consolidationrun_change", args=[run.pk]))
+    run = SleepCycleRun.objects.get()
+    detail = admin_client.get(reverse("admin:memory_sleepcyclerun_change", args=[run.pk]))
     assert "entities_evaluated 2" in detail.content.decode()
 
 
@@ -79,13 +79,13 @@ def test_run_now_queues_the_sleep_cycle_after_commit(
     from cortex_site.celery import app
 
     with django_capture_on_commit_callbacks() as callbacks:
-        response = admin_client.post(reverse("admin:memory_consolidationrun_run_now"))
+        response = admin_client.post(reverse("admin:memory_sleepcyclerun_run_now"))
     assert response.status_code == 302 and len(callbacks) == 1
-    assert not ConsolidationRun.objects.exists()
+    assert not SleepCycleRun.objects.exists()
     eager = app.conf.task_always_eager
     app.conf.task_always_eager = True
     try:
         callbacks[0]()
     finally:
         app.conf.task_always_eager = eager
-    assert ConsolidationRun.objects.get().trigger == "admin"
+    assert SleepCycleRun.objects.get().trigger == "admin"

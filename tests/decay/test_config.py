@@ -168,7 +168,7 @@ def test_a_swapped_namespace_half_life_reaches_new_entities(swap_config: Any) ->
 CONFIG_LITERALS = ("0.35", "0.2", "0.1", "1.3", "1.5", "2.0", "0.3", "0.7", "1.375")
 DECAY_CODE = ["memory/decay", "memory/sleep", "memory/services/entities.py",
               "memory/services/relations.py", "memory/services/taxonomy.py",
-              "memory/services/consolidation.py", "memory/selectors/entities.py",
+              "memory/services/sleep_cycle.py", "memory/selectors/entities.py",
               "memory/selectors/relations.py"]
 
 

@@ -12,7 +12,6 @@ from memory.config import config_get
 from memory.decay.formulas import entity_strength
 from memory.models import Entity, EntityStatus, Namespace
 from memory.selectors.entities import _stored_strength_bounds, entity_strongest
-from memory.services.consolidation import consolidation_run
 from memory.services.entities import (
     entity_feedback,
     entity_pin,
@@ -20,6 +19,7 @@ from memory.services.entities import (
     entity_state,
     entity_unpin,
 )
+from memory.services.sleep_cycle import sleep_cycle_run
 from memory.services.taxonomy import namespace_resolve, taxonomy_sync
 from tests.decay import factories
 from tests.decay.conftest import NOW, config_with
@@ -72,7 +72,7 @@ def _stir(namespace: Namespace, at: datetime) -> None:
 
 @pytest.mark.parametrize("limit", [1, 20, 50])
 def test_the_indexed_ranking_is_the_exact_ranking(busy_namespace: Namespace, limit: int) -> None:
-    consolidation_run(now=NOW)
+    sleep_cycle_run(now=NOW)
     _stir(busy_namespace, NOW + timedelta(days=2))
     for days in (2, 3, 30, 400):
         at = NOW + timedelta(days=days)
@@ -82,7 +82,7 @@ def test_the_indexed_ranking_is_the_exact_ranking(busy_namespace: Namespace, lim
 
 
 def test_pinned_entities_rank_first(busy_namespace: Namespace) -> None:
-    consolidation_run(now=NOW)
+    sleep_cycle_run(now=NOW)
     weak = Entity.objects.filter(namespace=busy_namespace, status="active").order_by("base")[0]
     entity_pin(entity_id=weak.pk, now=NOW)
     top = entity_strongest(namespace=busy_namespace, now=NOW + timedelta(days=1), limit=5)
@@ -96,7 +96,7 @@ def test_without_trustworthy_stored_values_every_row_is_ranked(
     assert not _stored_strength_bounds(now=at, config=config_get())  # never consolidated
     assert [e.pk for e in entity_strongest(namespace=busy_namespace, now=at)] == \
         _expected(busy_namespace, at, 50)
-    consolidation_run(now=NOW + timedelta(days=10))
+    sleep_cycle_run(now=NOW + timedelta(days=10))
     assert not _stored_strength_bounds(now=at, config=config_get())  # evaluated later than `at`
     assert [e.pk for e in entity_strongest(namespace=busy_namespace, now=at)] == \
         _expected(busy_namespace, at, 50)
@@ -107,6 +107,6 @@ def test_without_trustworthy_stored_values_every_row_is_ranked(
 def test_the_indexed_ranking_reads_few_rows(
     busy_namespace: Namespace, django_assert_max_num_queries: Any,
 ) -> None:
-    consolidation_run(now=NOW)
+    sleep_cycle_run(now=NOW)
     with django_assert_max_num_queries(5):
         entity_strongest(namespace=busy_namespace, now=NOW + timedelta(hours=6), limit=10)

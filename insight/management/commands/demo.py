@@ -57,7 +57,7 @@ class Command(BaseCommand):
             ["observations created", sum(report.analysis.observations_created.values())],
             ["observations retained", report.retain.processed],
             *[[f"graph: {name}", count] for name, count in graph.counts.items()],
-            ["sleep cycle", f"{report.consolidation.status} as of {report.as_of:%Y-%m-%d}"],
+            ["sleep cycle", f"{report.sleep_cycle.status} as of {report.as_of:%Y-%m-%d}"],
         ]
         return [
             _table("Cortex demo: counts per layer", ["", "count"], layers),

@@ -1,4 +1,4 @@
-"""`python manage.py decaybench`: adapts memory.turns.cli (SPEC section 12) to Django."""
+"""`python manage.py decaybench`: adapts memory.working_set.cli (SPEC section 12) to Django."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from memory.turns import cli
-from memory.turns.base import InvalidParameter
+from memory.working_set import cli
+from memory.working_set.base import InvalidParameter
 
 
 class Command(BaseCommand):

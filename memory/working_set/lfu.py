@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memory.turns.base import Item, Rank, TurnMemory, check_positive_int
+from memory.working_set.base import Item, Rank, TurnMemory, check_positive_int
 
 
 class LeastFrequentlyUsed(TurnMemory):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from memory.turns.base import InvalidParameter, Item, Rank, TurnMemory
+from memory.working_set.base import InvalidParameter, Item, Rank, TurnMemory
 
 DEFAULT_EVICTION_THRESHOLD = 0.20
 DEFAULT_BASELINE_STABILITY = 8.0

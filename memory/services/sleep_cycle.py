@@ -20,7 +20,7 @@ from django.db import connection, transaction
 
 from memory import clock
 from memory.config import DecayConfig, config_get
-from memory.models import ConsolidationRun, RunStatus
+from memory.models import RunStatus, SleepCycleRun
 from memory.sleep import steps as _core_steps  # noqa: F401 - registers the core steps
 from memory.sleep.registry import Step, StepContext, sleep_steps
 
@@ -30,7 +30,7 @@ RUN_LOCK_KEY = 0x636F7274_0002
 ABANDONED = "abandoned: the process running it stopped before it finished"
 
 
-class ConsolidationBusy(RuntimeError):
+class SleepCycleBusy(RuntimeError):
     """Another sleep cycle is running."""
 
 
@@ -40,7 +40,7 @@ def _exclusive() -> Iterator[None]:
         cursor.execute("SELECT pg_try_advisory_lock(%s)", [RUN_LOCK_KEY])
         (acquired,) = cursor.fetchone()
     if not acquired:
-        raise ConsolidationBusy("another sleep cycle is running")
+        raise SleepCycleBusy("another sleep cycle is running")
     try:
         yield
     finally:
@@ -48,17 +48,17 @@ def _exclusive() -> Iterator[None]:
             cursor.execute("SELECT pg_advisory_unlock(%s)", [RUN_LOCK_KEY])
 
 
-def consolidation_run(
+def sleep_cycle_run(
     *, now: datetime | None = None, trigger: str = "command", config: DecayConfig | None = None
-) -> ConsolidationRun:
-    """Run the sleep cycle as of `now` (default: the clock). Raises ConsolidationBusy."""
+) -> SleepCycleRun:
+    """Run the sleep cycle as of `now` (default: the clock). Raises SleepCycleBusy."""
     config = config or config_get()
     as_of = now or clock.now()
     with _exclusive():
-        ConsolidationRun.objects.filter(status=RunStatus.RUNNING).update(
+        SleepCycleRun.objects.filter(status=RunStatus.RUNNING).update(
             status=RunStatus.FAILED, error=ABANDONED
         )
-        run = ConsolidationRun.objects.create(
+        run = SleepCycleRun.objects.create(
             as_of=as_of, trigger=trigger, started_at=clock.now(), config_digest=config.digest,
             worker=f"{socket.gethostname()}:{os.getpid()}",
         )
@@ -91,7 +91,7 @@ def _run_step(step: Step, ctx: StepContext) -> None:
     ctx.run.save(update_fields=["steps", "counts"])
 
 
-def _finish(run: ConsolidationRun, started: float, *, error: str) -> None:
+def _finish(run: SleepCycleRun, started: float, *, error: str) -> None:
     run.status = RunStatus.FAILED if error else RunStatus.SUCCEEDED
     run.error = error
     run.finished_at = clock.now()

@@ -8,15 +8,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memory.turns.base import AlreadyPresent, InvalidParameter, TurnWentBackwards
-from memory.turns.engine import (
+from memory.working_set.base import AlreadyPresent, InvalidParameter, TurnWentBackwards
+from memory.working_set.engine import (
     MAX_STABILITY,
     DecayEngine,
     eviction_turn,
     reinforced_stability,
     retention,
 )
-from memory.turns.window import SlidingWindow
+from memory.working_set.window import SlidingWindow
 
 
 def _first_eviction(memory: DecayEngine | SlidingWindow, mem_id: str, start: int,

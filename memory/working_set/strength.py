@@ -17,8 +17,8 @@ from __future__ import annotations
 import math
 
 from memory.decay.formulas import decay_extended, retrieval_boost
-from memory.turns.base import InvalidParameter, Item, Rank, TurnMemory
-from memory.turns.engine import (
+from memory.working_set.base import InvalidParameter, Item, Rank, TurnMemory
+from memory.working_set.engine import (
     DEFAULT_BASELINE_STABILITY,
     DEFAULT_EVICTION_THRESHOLD,
     check_threshold,

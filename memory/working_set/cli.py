@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from memory.turns.base import InvalidParameter
-from memory.turns.bench import BenchConfig, render_json, render_table, run
+from memory.working_set.base import InvalidParameter
+from memory.working_set.bench import BenchConfig, render_json, render_table, run
 
 DESCRIPTION = ("The turn-based engine against a sliding window (the document's benchmark), "
                "then against stronger baselines at the same working-set budget. "
@@ -37,7 +37,7 @@ def execute(*, sessions: int, turns: int, noise: int, seed: int, format: str,
     rows = run(config)
     stdout.write(render_json(rows) if format == "json" else render_table(rows, config))
     if plot is not None:
-        from memory.turns.plot import plot_write
+        from memory.working_set.plot import plot_write
 
         budget = next(row.budget for row in rows
                       if row.setting == "fair-document" and row.budget is not None)

@@ -13,7 +13,7 @@ class RunStatus(models.TextChoices):
     FAILED = "failed"
 
 
-class ConsolidationRun(models.Model):
+class SleepCycleRun(models.Model):
     """One sleep cycle. `as_of` is the `now` it evaluated everything at.
 
     `steps` holds one entry per step, in order:
@@ -33,7 +33,7 @@ class ConsolidationRun(models.Model):
     worker = models.CharField(max_length=200, blank=True, help_text="host:pid that ran it")
 
     class Meta:
-        indexes = [models.Index(fields=["status", "-finished_at"], name="consolidation_status")]
+        indexes = [models.Index(fields=["status", "-finished_at"], name="sleep_cycle_status")]
 
     def __str__(self) -> str:
         return f"run {self.pk} as of {self.as_of:%Y-%m-%d %H:%M} ({self.status})"
@@ -45,7 +45,7 @@ class Direction(models.TextChoices):
 
 
 class EntityTransition(models.Model):
-    run = models.ForeignKey(ConsolidationRun, on_delete=models.PROTECT, related_name="+")
+    run = models.ForeignKey(SleepCycleRun, on_delete=models.PROTECT, related_name="+")
     entity = models.ForeignKey(Entity, on_delete=models.PROTECT, related_name="transitions")
     direction = models.CharField(max_length=4, choices=Direction.choices)
     before = models.FloatField()
@@ -56,7 +56,7 @@ class EntityTransition(models.Model):
 
 
 class RelationTransition(models.Model):
-    run = models.ForeignKey(ConsolidationRun, on_delete=models.PROTECT, related_name="+")
+    run = models.ForeignKey(SleepCycleRun, on_delete=models.PROTECT, related_name="+")
     relation = models.ForeignKey(Relation, on_delete=models.PROTECT, related_name="transitions")
     direction = models.CharField(max_length=4, choices=Direction.choices)
     before = models.FloatField()

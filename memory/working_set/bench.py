@@ -13,14 +13,14 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 
-from memory.turns.base import InvalidParameter, TurnMemory
-from memory.turns.engine import DecayEngine
-from memory.turns.lfu import LeastFrequentlyUsed
-from memory.turns.pinned import PinnedLRU
-from memory.turns.replay import Summary, replay, summarize
-from memory.turns.sessions import RULES_PER_SESSION, Session, document_session, random_session
-from memory.turns.strength import StrengthModel
-from memory.turns.window import LeastRecentlyUsed, SlidingWindow
+from memory.working_set.base import InvalidParameter, TurnMemory
+from memory.working_set.engine import DecayEngine
+from memory.working_set.lfu import LeastFrequentlyUsed
+from memory.working_set.pinned import PinnedLRU
+from memory.working_set.replay import Summary, replay, summarize
+from memory.working_set.sessions import RULES_PER_SESSION, Session, document_session, random_session
+from memory.working_set.strength import StrengthModel
+from memory.working_set.window import LeastRecentlyUsed, SlidingWindow
 
 Factory = Callable[[], TurnMemory]
 SessionMaker = Callable[[random.Random], Session]

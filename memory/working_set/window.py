@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from memory.turns.base import InvalidParameter, Item, Rank, TurnMemory, check_positive_int
+from memory.working_set.base import InvalidParameter, Item, Rank, TurnMemory, check_positive_int
 
 DEFAULT_WINDOW = 15
 

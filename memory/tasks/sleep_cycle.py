@@ -7,25 +7,25 @@ from datetime import datetime
 
 from celery import shared_task
 
-from memory.services.consolidation import ConsolidationBusy, consolidation_run
+from memory.services.sleep_cycle import SleepCycleBusy, sleep_cycle_run
 
 logger = logging.getLogger(__name__)
 
 
 @shared_task(
-    name="memory.consolidation_run",
+    name="memory.sleep_cycle_run",
     acks_late=True,
     ignore_result=True,
     soft_time_limit=3 * 3600,
     time_limit=3 * 3600 + 60,
 )
-def consolidation_run_task(as_of: str | None = None, trigger: str = "beat") -> dict[str, object]:
+def sleep_cycle_run_task(as_of: str | None = None, trigger: str = "beat") -> dict[str, object]:
     """Run the sleep cycle (as of `as_of`, an ISO time, or now). Delivered twice, the
     second delivery either finds the first running and skips, or runs again harmlessly."""
     now = datetime.fromisoformat(as_of) if as_of else None
     try:
-        run = consolidation_run(now=now, trigger=trigger)
-    except ConsolidationBusy:
+        run = sleep_cycle_run(now=now, trigger=trigger)
+    except SleepCycleBusy:
         logger.info("sleep cycle skipped: another run is in progress")
         return {"skipped": "busy"}
     return {"run": run.pk, "status": run.status}

@@ -12,8 +12,8 @@ import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from memory.turns.base import TurnMemory
-from memory.turns.sessions import RECALL, Session
+from memory.working_set.base import TurnMemory
+from memory.working_set.sessions import RECALL, Session
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from memory.turns.bench import BenchConfig, document_rows, fair_rows, render_json, run
+from memory.working_set.bench import BenchConfig, document_rows, fair_rows, render_json, run
 
 SMALL = ["--sessions", "4", "--turns", "120", "--noise", "2", "--seed", "11"]
 
@@ -40,7 +40,7 @@ def test_two_runs_print_the_same_bytes() -> None:
 
 
 def test_output_does_not_depend_on_the_hash_seed() -> None:
-    code = ("from memory.turns.bench import *; import sys;"
+    code = ("from memory.working_set.bench import *; import sys;"
             "sys.stdout.write(render_json(run(BenchConfig(sessions=3, turns=60, seed=5))))")
     outputs = {
         subprocess.run([sys.executable, "-c", code], capture_output=True, check=True,
@@ -51,7 +51,8 @@ def test_output_does_not_depend_on_the_hash_seed() -> None:
 
 
 def test_the_engine_and_the_bench_import_no_django() -> None:
-    code = ("import sys, memory.turns.bench, memory.turns.curves, memory.turns.cli;"
+    code = ("import sys, memory.working_set.bench, memory.working_set.curves,"
+            " memory.working_set.cli;"
             "assert not [m for m in sys.modules if m.split('.')[0] == 'django'], 'django'")
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
     subprocess.run([sys.executable, "-c", code], check=True, env=env)

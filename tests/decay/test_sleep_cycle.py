@@ -13,25 +13,25 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from memory.models import (
-    ConsolidationRun,
     Entity,
     EntityStatus,
     EntityTransition,
     Relation,
     RelationTransition,
     RunStatus,
-)
-from memory.services.consolidation import (
-    ABANDONED,
-    RUN_LOCK_KEY,
-    ConsolidationBusy,
-    consolidation_run,
+    SleepCycleRun,
 )
 from memory.services.entities import entity_pin, entity_reinforce
 from memory.services.relations import relation_reinforce
+from memory.services.sleep_cycle import (
+    ABANDONED,
+    RUN_LOCK_KEY,
+    SleepCycleBusy,
+    sleep_cycle_run,
+)
 from memory.services.taxonomy import taxonomy_sync
 from memory.sleep.registry import StepContext, sleep_step, sleep_step_remove
-from memory.tasks.consolidation import consolidation_run_task
+from memory.tasks.sleep_cycle import sleep_cycle_run_task
 from tests.decay import factories
 from tests.decay.conftest import NOW, config_with
 
@@ -64,7 +64,7 @@ def graph() -> dict[str, Any]:
     return {**e, **{r.relation_type: r for r in Relation.objects.all()}}
 
 
-def _crossings(run: ConsolidationRun) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+def _crossings(run: SleepCycleRun) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
     entities = {(t.entity.display_name, t.direction)
                 for t in EntityTransition.objects.filter(run=run).select_related("entity")}
     relations = {(t.relation.relation_type, t.direction)
@@ -82,7 +82,7 @@ def _snapshot() -> tuple[list[Any], list[Any], int, int]:
 
 
 def test_a_consolidation_records_exactly_the_expected_transitions(graph: dict[str, Any]) -> None:
-    first = consolidation_run(now=NOW)
+    first = sleep_cycle_run(now=NOW)
     assert _crossings(first) == (set(), set())  # a first evaluation crosses nothing
     assert first.counts == {
         "entities_evaluated": 6, "entities_written": 6, "entities_rose": 0, "entities_fell": 0,
@@ -90,7 +90,7 @@ def test_a_consolidation_records_exactly_the_expected_transitions(graph: dict[st
         "relations_fell": 0,
     }
 
-    second = consolidation_run(now=NOW + 20 * DAY)
+    second = sleep_cycle_run(now=NOW + 20 * DAY)
     assert _crossings(second) == (
         {("fades", "fell"), ("revives", "fell"), ("old", "fell")},
         {("mentions", "fell")},  # weak: exp(-20/7)
@@ -102,7 +102,7 @@ def test_a_consolidation_records_exactly_the_expected_transitions(graph: dict[st
     entity_reinforce(entity_ids=[graph["revives"].pk], now=NOW + 20 * DAY)
     relation_reinforce(edges=[(graph["critical"].pk, graph["pinned"].pk, "mentions")],
                        now=NOW + 20 * DAY)
-    third = consolidation_run(now=NOW + 21 * DAY)
+    third = sleep_cycle_run(now=NOW + 21 * DAY)
     assert _crossings(third) == ({("revives", "rose")}, {("mentions", "rose")})
     assert (third.counts["entities_rose"], third.counts["entities_fell"]) == (1, 0)
     transition = EntityTransition.objects.get(run=third)
@@ -115,10 +115,10 @@ def test_a_consolidation_records_exactly_the_expected_transitions(graph: dict[st
 
 
 def test_running_twice_at_the_same_now_changes_nothing(graph: dict[str, Any]) -> None:
-    consolidation_run(now=NOW)
-    consolidation_run(now=NOW + 20 * DAY)
+    sleep_cycle_run(now=NOW)
+    sleep_cycle_run(now=NOW + 20 * DAY)
     before = _snapshot()
-    again = consolidation_run(now=NOW + 20 * DAY)
+    again = sleep_cycle_run(now=NOW + 20 * DAY)
     assert _snapshot() == before
     assert again.counts["entities_written"] == 0 and again.counts["relations_written"] == 0
     assert again.counts["entities_evaluated"] == 6
@@ -127,9 +127,9 @@ def test_running_twice_at_the_same_now_changes_nothing(graph: dict[str, Any]) ->
 def test_a_crossing_counts_against_the_previous_run_not_later_writes(
     graph: dict[str, Any],
 ) -> None:
-    consolidation_run(now=NOW + 20 * DAY)  # fades is below
+    sleep_cycle_run(now=NOW + 20 * DAY)  # fades is below
     entity_reinforce(entity_ids=[graph["fades"].pk], now=NOW + 20 * DAY)  # stored 0.55
-    run = consolidation_run(now=NOW + 20 * DAY)
+    run = sleep_cycle_run(now=NOW + 20 * DAY)
     assert ("fades", "rose") in _crossings(run)[0]
 
 
@@ -154,17 +154,17 @@ def _close_and_wait(other: psycopg.Connection[Any]) -> None:
 
 
 def test_two_runs_cannot_overlap(graph: dict[str, Any]) -> None:
-    runs = ConsolidationRun.objects.count()
+    runs = SleepCycleRun.objects.count()
     other = _other_connection()
     other.execute("SELECT pg_advisory_lock(%s)", [RUN_LOCK_KEY])
-    with pytest.raises(ConsolidationBusy):
-        consolidation_run(now=NOW)
-    assert consolidation_run_task(as_of=NOW.isoformat()) == {"skipped": "busy"}
+    with pytest.raises(SleepCycleBusy):
+        sleep_cycle_run(now=NOW)
+    assert sleep_cycle_run_task(as_of=NOW.isoformat()) == {"skipped": "busy"}
     with pytest.raises(CommandError, match="another sleep cycle"):
         call_command("consolidate")
     _close_and_wait(other)
-    assert ConsolidationRun.objects.count() == runs
-    assert consolidation_run(now=NOW).status == RunStatus.SUCCEEDED
+    assert SleepCycleRun.objects.count() == runs
+    assert sleep_cycle_run(now=NOW).status == RunStatus.SUCCEEDED
 
 
 @pytest.mark.django_db(transaction=True)
@@ -175,15 +175,15 @@ def test_a_run_that_dies_shows_as_failed_and_the_next_completes() -> None:
     other = _other_connection()
     other.execute("SELECT pg_advisory_lock(%s)", [RUN_LOCK_KEY])
     other.execute(
-        f"INSERT INTO {ConsolidationRun._meta.db_table} (as_of, trigger, status, started_at, "
+        f"INSERT INTO {SleepCycleRun._meta.db_table} (as_of, trigger, status, started_at, "
         "config_digest, steps, counts, error, worker) VALUES "
         "(%s, 'beat', 'running', %s, '', '[]', '{}', '', 'gone:1') RETURNING id",
         [NOW, NOW],
     )
-    (dead_id,) = other.execute("SELECT max(id) FROM memory_consolidationrun").fetchone() or (0,)
+    (dead_id,) = other.execute("SELECT max(id) FROM memory_sleepcyclerun").fetchone() or (0,)
     _close_and_wait(other)
-    run = consolidation_run(now=NOW + DAY)
-    dead = ConsolidationRun.objects.get(pk=dead_id)
+    run = sleep_cycle_run(now=NOW + DAY)
+    dead = SleepCycleRun.objects.get(pk=dead_id)
     assert (dead.status, dead.error) == (RunStatus.FAILED, ABANDONED)
     assert run.status == RunStatus.SUCCEEDED and run.counts["entities_evaluated"] == 1
 
@@ -198,7 +198,7 @@ def test_a_failing_step_fails_the_run_but_not_the_other_steps(graph: dict[str, A
         raise RuntimeError("boom")
 
     try:
-        run = consolidation_run(now=NOW)
+        run = sleep_cycle_run(now=NOW)
     finally:
         sleep_step_remove("test.boom")
     assert [s["name"] for s in run.steps] == ["entities", "test.boom", "relations"]
@@ -216,7 +216,7 @@ def test_a_registered_step_runs_in_order_and_records_its_counts(graph: dict[str,
         return {"proposals": 2}
 
     try:
-        run = consolidation_run(now=NOW)
+        run = sleep_cycle_run(now=NOW)
     finally:
         sleep_step_remove("test.detectors")
     assert [s["name"] for s in run.steps] == ["entities", "relations", "test.detectors"]
@@ -226,8 +226,8 @@ def test_a_registered_step_runs_in_order_and_records_its_counts(graph: dict[str,
 def test_the_task_and_the_command_run_the_cycle(
     graph: dict[str, Any], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    result = consolidation_run_task(as_of=NOW.isoformat())
-    run = ConsolidationRun.objects.get(pk=result["run"])
+    result = sleep_cycle_run_task(as_of=NOW.isoformat())
+    run = SleepCycleRun.objects.get(pk=result["run"])
     assert (run.trigger, run.as_of, run.status) == ("beat", NOW, RunStatus.SUCCEEDED)
     call_command("consolidate", "--now", "2025-06-21T03:00:00+00:00")
     out = capsys.readouterr().out
@@ -240,29 +240,29 @@ def test_beat_runs_it_nightly_at_three_in_the_configured_time_zone() -> None:
     from cortex_site.celery import app
 
     (entry,) = [e for e in settings.CORTEX_BEAT_SCHEDULE.values()
-                if e["task"] == consolidation_run_task.name]
+                if e["task"] == sleep_cycle_run_task.name]
     assert entry["schedule"].hour == {3} and entry["schedule"].minute == {0}
     assert settings.CELERY_TIMEZONE == settings.TIME_ZONE
     assert settings.CELERY_BEAT_SCHEDULER.startswith("django_celery_beat")
     app.loader.import_default_modules()
-    assert consolidation_run_task.name in app.tasks
+    assert sleep_cycle_run_task.name in app.tasks
 
 
 def test_the_indexed_bound_is_refreshed_only_when_loose_or_wrong(swap_config: Any) -> None:
     taxonomy_sync()
     entity = factories.entity(now=NOW, half_life_days=30)  # stored 0.5
-    consolidation_run(now=NOW + DAY)
+    sleep_cycle_run(now=NOW + DAY)
     entity.refresh_from_db()
     assert entity.strength_consolidated == pytest.approx(0.5 * 2 ** (-1 / 30))
     assert (entity.strength, entity.strength_evaluated_at) == (0.5, NOW)  # still within 10%
-    consolidation_run(now=NOW + 5 * DAY)
+    sleep_cycle_run(now=NOW + 5 * DAY)
     entity.refresh_from_db()
     assert entity.strength == entity.strength_consolidated == pytest.approx(0.5 * 2 ** (-5 / 30))
     assert entity.strength_evaluated_at == NOW + 5 * DAY
     # A config under which the stored value no longer bounds the strength: refreshed.
     swap_config(config_with(entity={"emotional_multipliers": {
         "neutral": 3.0, "positive": 1.3, "negative": 1.5, "critical": 2.0}}))
-    consolidation_run(now=NOW + 5 * DAY)
+    sleep_cycle_run(now=NOW + 5 * DAY)
     entity.refresh_from_db()
     assert entity.strength == pytest.approx(3 * 0.5 * 2 ** (-5 / 30))
 
@@ -271,6 +271,6 @@ def test_health_reports_the_last_consolidation(graph: dict[str, Any]) -> None:
     from rest_framework.test import APIClient
 
     assert APIClient().get("/api/health/").json()["last_consolidation"] is None
-    run = consolidation_run(now=NOW)
+    run = sleep_cycle_run(now=NOW)
     last = APIClient().get("/api/health/").json()["last_consolidation"]
     assert (last["id"], last["status"]) == (run.pk, "succeeded")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from memory.turns.base import InvalidParameter
-from memory.turns.engine import DecayEngine
-from memory.turns.lfu import LeastFrequentlyUsed
-from memory.turns.pinned import PinnedLRU
-from memory.turns.strength import StrengthModel
-from memory.turns.window import LeastRecentlyUsed
+from memory.working_set.base import InvalidParameter
+from memory.working_set.engine import DecayEngine
+from memory.working_set.lfu import LeastFrequentlyUsed
+from memory.working_set.pinned import PinnedLRU
+from memory.working_set.strength import StrengthModel
+from memory.working_set.window import LeastRecentlyUsed
 
 
 def _fill(memory: object, ids: str, turn: int = 1) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memory.turns.bench import BenchConfig
-from memory.turns.curves import (
+from memory.working_set.bench import BenchConfig
+from memory.working_set.curves import (
     TRACKED_NOISE,
     TRACKED_RULE,
     Sweep,
@@ -15,8 +15,8 @@ from memory.turns.curves import (
     traces,
     tracked_rule_recalls,
 )
-from memory.turns.engine import DEFAULT_EVICTION_THRESHOLD
-from memory.turns.strength import DEFAULT_STRENGTH_THRESHOLD
+from memory.working_set.engine import DEFAULT_EVICTION_THRESHOLD
+from memory.working_set.strength import DEFAULT_STRENGTH_THRESHOLD
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from memory.turns.base import TurnMemory
-from memory.turns.bench import (
+from memory.working_set.base import TurnMemory
+from memory.working_set.bench import (
     BenchConfig,
     Policy,
     budgeted,
@@ -18,10 +18,10 @@ from memory.turns.bench import (
     sessions,
     window,
 )
-from memory.turns.engine import DecayEngine
-from memory.turns.replay import replay
-from memory.turns.sessions import RECALL
-from memory.turns.strength import StrengthModel
+from memory.working_set.engine import DecayEngine
+from memory.working_set.replay import replay
+from memory.working_set.sessions import RECALL
+from memory.working_set.strength import StrengthModel
 
 TRACKED_RULE = "rule-0"
 TRACKED_NOISE = "noise-1-0"

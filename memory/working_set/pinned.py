@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from memory.turns.base import Item, Rank, TurnMemory, check_positive_int
+from memory.working_set.base import Item, Rank, TurnMemory, check_positive_int
 
 
 class PinnedLRU(TurnMemory):

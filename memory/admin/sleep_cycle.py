@@ -12,12 +12,12 @@ from django.views.decorators.http import require_POST
 
 from memory.admin.base import ReadOnlyAdmin
 from memory.admin.paging import EstimatedCountPaginator
-from memory.models import ConsolidationRun, EntityTransition, RelationTransition
-from memory.tasks.consolidation import consolidation_run_task
+from memory.models import EntityTransition, RelationTransition, SleepCycleRun
+from memory.tasks.sleep_cycle import sleep_cycle_run_task
 
 
-@admin.register(ConsolidationRun)
-class ConsolidationRunAdmin(ReadOnlyAdmin):
+@admin.register(SleepCycleRun)
+class SleepCycleRunAdmin(ReadOnlyAdmin):
     list_display = ("id", "as_of", "status", "trigger", "started_at", "duration_ms", "summary")
     list_filter = ("status", "trigger")
     fields = ("as_of", "status", "trigger", "started_at", "finished_at", "duration_ms",
@@ -25,13 +25,13 @@ class ConsolidationRunAdmin(ReadOnlyAdmin):
     readonly_fields = fields
 
     @admin.display(description="crossings")
-    def summary(self, obj: ConsolidationRun) -> str:
+    def summary(self, obj: SleepCycleRun) -> str:
         c = obj.counts
         return (f"entities {c.get('entities_fell', 0)} fell / {c.get('entities_rose', 0)} rose; "
                 f"relations {c.get('relations_fell', 0)} fell / {c.get('relations_rose', 0)} rose")
 
     @admin.display(description="steps")
-    def step_table(self, obj: ConsolidationRun) -> SafeString:
+    def step_table(self, obj: SleepCycleRun) -> SafeString:
         rows = format_html_join("", "<tr><td>{}</td><td>{}</td><td>{} ms</td><td>{}</td>"
                                 "<td>{}</td></tr>", (
             (s["name"], s["status"], s["duration_ms"],
@@ -41,7 +41,7 @@ class ConsolidationRunAdmin(ReadOnlyAdmin):
                            "<th>counts</th><th>error</th></tr>{}</table>", rows)
 
     @admin.display(description="transitions")
-    def transitions(self, obj: ConsolidationRun) -> SafeString:
+    def transitions(self, obj: SleepCycleRun) -> SafeString:
         entities = reverse("admin:memory_entitytransition_changelist")
         relations = reverse("admin:memory_relationtransition_changelist")
         return format_html('<a href="{}?run={}">entities</a> · '
@@ -50,14 +50,14 @@ class ConsolidationRunAdmin(ReadOnlyAdmin):
 
     def get_urls(self) -> list[URLPattern]:
         run_now = self.admin_site.admin_view(require_POST(self.run_now))
-        return [path("run-now/", run_now, name="memory_consolidationrun_run_now"),
+        return [path("run-now/", run_now, name="memory_sleepcyclerun_run_now"),
                 *super().get_urls()]
 
     def run_now(self, request: HttpRequest) -> HttpResponse:
-        transaction.on_commit(lambda: consolidation_run_task.delay(trigger="admin"))
+        transaction.on_commit(lambda: sleep_cycle_run_task.delay(trigger="admin"))
         self.message_user(request, "The sleep cycle is queued; refresh to see its run.",
                           messages.SUCCESS)
-        return HttpResponseRedirect(reverse("admin:memory_consolidationrun_changelist"))
+        return HttpResponseRedirect(reverse("admin:memory_sleepcyclerun_changelist"))
 
 
 class TransitionAdmin(ReadOnlyAdmin):

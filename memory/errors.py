@@ -1,0 +1,68 @@
+"""The domain's one error type. Services raise it; one DRF exception handler
+(`cortex_site.api_errors.exception_handler`) turns it into the API's error shape
+`{"error": {"code", "message", "fields"}}` with its HTTP status, and admin actions and
+commands show its message. Nothing above the services catches and translates errors."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+
+class DomainError(Exception):
+    """A refusal the caller can act on: a stable `code`, a one-line `message`, the offending
+    `fields` (field name -> problem) and the HTTP status it maps to. Never carries a secret:
+    messages name fields and limits, not the values."""
+
+    status: ClassVar[int] = 400
+    default_code: ClassVar[str] = "invalid"
+    default_message: ClassVar[str] = "The request is invalid."
+
+    def __init__(self, message: str | None = None, *, code: str | None = None,
+                 fields: Mapping[str, Any] | None = None) -> None:
+        self.message = message or self.default_message
+        self.code = code or self.default_code
+        self.fields: dict[str, Any] = dict(fields or {})
+        super().__init__(self.message)
+
+
+class Invalid(DomainError):
+    """The input is wrong; `fields` says where (400)."""
+
+
+class TooLarge(DomainError):
+    """The input, or one of its parts, is over a size limit (413)."""
+
+    status = 413
+    default_code = "payload_too_large"
+    default_message = "The request or one of its payloads is over the size limit."
+
+
+class NotFound(DomainError):
+    status = 404
+    default_code = "not_found"
+    default_message = "Not found."
+
+
+class Refused(DomainError):
+    """The request is well formed but the current state forbids it (409)."""
+
+    status = 409
+    default_code = "refused"
+    default_message = "The current state does not allow this."
+
+
+class Unprocessable(DomainError):
+    """The request conflicts with an earlier one (an idempotency key reused with another body)."""
+
+    status = 422
+    default_code = "unprocessable"
+    default_message = "The request conflicts with an earlier one."
+
+
+class Busy(DomainError):
+    """Another run holds the lock; retry later (409)."""
+
+    status = 409
+    default_code = "busy"
+    default_message = "Another run is in progress; try again later."

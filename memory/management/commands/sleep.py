@@ -1,0 +1,43 @@
+"""`cortex sleep [--now ISO]` (alias `cortex consolidate`): the sleep cycle, now or as if at
+that time."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils import timezone
+
+from memory.services.sleep_cycle import SleepCycleBusy, sleep_cycle_run
+
+
+def parse_instant(value: str) -> datetime:
+    """An ISO 8601 instant; without an offset, in the configured time zone."""
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise CommandError(f"--now: {value!r} is not an ISO 8601 date or time") from None
+    return parsed if timezone.is_aware(parsed) else timezone.make_aware(parsed)
+
+
+class Command(BaseCommand):
+    help = "Run the sleep cycle: re-evaluate every strength and weight, record what crossed."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--now", help="evaluate as if at this ISO 8601 time (default: now)")
+
+    def handle(self, *args: Any, now: str | None, **options: Any) -> None:
+        as_of = parse_instant(now) if now else None
+        try:
+            run = sleep_cycle_run(now=as_of, trigger="command")
+        except SleepCycleBusy as exc:
+            raise CommandError(str(exc)) from None
+        self.stdout.write(f"run {run.pk} as of {run.as_of.isoformat()}: {run.status} "
+                          f"in {run.duration_ms} ms")
+        for step in run.steps:
+            counts = ", ".join(f"{k} {v}" for k, v in step["counts"].items())
+            error = f"  ERROR {step['error']}" if step["error"] else ""
+            self.stdout.write(f"  {step['name']:<12} {step['duration_ms']:>7} ms  {counts}{error}")
+        if run.status != "succeeded":
+            raise CommandError(f"the sleep cycle failed: {run.error}")
