@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "mptt",
     "pgtrigger",
+    "django_fsm",
     "memory",
     "insight",
     "actuation",
