@@ -316,6 +316,87 @@ class RetainSection:
 
 
 @dataclasses.dataclass(frozen=True)
+class ActuationClaudeMd:
+    min_sessions: int = 3
+    section: str = "Known pitfalls"
+    max_lines: int = 200
+    recovery_share: float = 0.5
+
+
+@dataclasses.dataclass(frozen=True)
+class ActuationAllowlist:
+    min_sessions: int = 3
+
+
+@dataclasses.dataclass(frozen=True)
+class ActuationMemoryEntry:
+    min_sessions: int = 3
+    file: str = "CLAUDE.md"
+    section: str = "Operator's standing instructions"
+
+
+@dataclasses.dataclass(frozen=True)
+class ActuationSkill:
+    min_sessions: int = 3
+    min_steps: int = 3
+    max_steps: int = 5
+
+    def check(self, where: str) -> None:
+        if not 2 <= self.min_steps <= self.max_steps:
+            _fail(f"{where}.min_steps", "must be >= 2 and <= max_steps")
+
+
+@dataclasses.dataclass(frozen=True)
+class ActuationStyle:
+    min_messages: int = 20
+    min_share: float = 0.4
+    second_share: float = 0.15
+    section: str = "Interaction style"
+
+    def check(self, where: str) -> None:
+        _unit(f"{where}.min_share", self.min_share)
+        _unit(f"{where}.second_share", self.second_share)
+
+
+@dataclasses.dataclass(frozen=True)
+class ActuationOutcome:
+    min_sessions: int = 5
+    max_recurrence_share: float = 0.1
+
+    def check(self, where: str) -> None:
+        _unit(f"{where}.max_recurrence_share", self.max_recurrence_share)
+
+
+@dataclasses.dataclass(frozen=True)
+class ActuationSection:
+    """Layer 4 (docs/actuation.md): what grounds a proposal, each detector's threshold."""
+
+    ground_strength: float = 0.35
+    window_days: float = 60.0
+    batch_size: int = 2000
+    claude_md: ActuationClaudeMd = dataclasses.field(default_factory=ActuationClaudeMd)
+    allowlist: ActuationAllowlist = dataclasses.field(default_factory=ActuationAllowlist)
+    memory_entry: ActuationMemoryEntry = dataclasses.field(default_factory=ActuationMemoryEntry)
+    skill: ActuationSkill = dataclasses.field(default_factory=ActuationSkill)
+    style: ActuationStyle = dataclasses.field(default_factory=ActuationStyle)
+    outcome: ActuationOutcome = dataclasses.field(default_factory=ActuationOutcome)
+    command_timeout_seconds: int = 120
+
+    def check(self, where: str) -> None:
+        _unit(f"{where}.ground_strength", self.ground_strength)
+        _positive(f"{where}.window_days", self.window_days)
+        for name in ("batch_size", "command_timeout_seconds"):
+            if getattr(self, name) < 1:
+                _fail(f"{where}.{name}", f"must be >= 1, got {getattr(self, name)}")
+        for name in ("claude_md", "allowlist", "memory_entry", "skill", "outcome"):
+            if getattr(self, name).min_sessions < 1:
+                _fail(f"{where}.{name}.min_sessions", "must be >= 1")
+        if self.claude_md.max_lines < 1:
+            _fail(f"{where}.claude_md.max_lines", "must be >= 1")
+        _unit(f"{where}.claude_md.recovery_share", self.claude_md.recovery_share)
+
+
+@dataclasses.dataclass(frozen=True)
 class DecayConfig:
     entity_model: Literal["extended", "simplified"]
     entity: EntitySection
@@ -324,6 +405,7 @@ class DecayConfig:
     graph: GraphSection
     taxonomy: TaxonomySection
     retain: RetainSection = dataclasses.field(default_factory=RetainSection)
+    actuation: ActuationSection = dataclasses.field(default_factory=ActuationSection)
     digest: str = dataclasses.field(default="", compare=False)
 
     def emotional(self, valence: str) -> float:
