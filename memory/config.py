@@ -95,6 +95,27 @@ class ThresholdsSection:
 
 
 @dataclasses.dataclass(frozen=True)
+class CompiledSection:
+    """Layer 3, compiled truth (docs/compiled_truth.md): what one document shows, and how many
+    entities are rendered and inserted per batch."""
+
+    batch_size: int = 2000
+    facts_limit: int = 50
+    relations_limit: int = 20
+    memories_limit: int = 10
+    timeline_limit: int = 10
+    events_per_entry: int = 3
+    provenance_limit: int = 40
+    quote_chars: int = 300
+
+    def check(self, where: str) -> None:
+        for name in ("batch_size", "facts_limit", "relations_limit", "memories_limit",
+                     "timeline_limit", "events_per_entry", "provenance_limit", "quote_chars"):
+            if getattr(self, name) < 1:
+                _fail(f"{where}.{name}", f"must be >= 1, got {getattr(self, name)}")
+
+
+@dataclasses.dataclass(frozen=True)
 class RoutesSection:
     dark_matter_below: float
     fast_lane_above: float
@@ -404,6 +425,7 @@ class DecayConfig:
     routes: RoutesSection
     graph: GraphSection
     taxonomy: TaxonomySection
+    compiled: CompiledSection = dataclasses.field(default_factory=CompiledSection)
     retain: RetainSection = dataclasses.field(default_factory=RetainSection)
     actuation: ActuationSection = dataclasses.field(default_factory=ActuationSection)
     digest: str = dataclasses.field(default="", compare=False)
