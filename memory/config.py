@@ -337,6 +337,19 @@ class RetainSection:
 
 
 @dataclasses.dataclass(frozen=True)
+class AnalysisSection:
+    """The analyzers' passes over Layer 1: events read per batch, observations per submit."""
+
+    batch_size: int = 1000
+    submit_chunk: int = 2000
+
+    def check(self, where: str) -> None:
+        for name in ("batch_size", "submit_chunk"):
+            if getattr(self, name) < 1:
+                _fail(f"{where}.{name}", f"must be >= 1, got {getattr(self, name)}")
+
+
+@dataclasses.dataclass(frozen=True)
 class ActuationClaudeMd:
     min_sessions: int = 3
     section: str = "Known pitfalls"
@@ -427,6 +440,7 @@ class DecayConfig:
     taxonomy: TaxonomySection
     compiled: CompiledSection = dataclasses.field(default_factory=CompiledSection)
     retain: RetainSection = dataclasses.field(default_factory=RetainSection)
+    analysis: AnalysisSection = dataclasses.field(default_factory=AnalysisSection)
     actuation: ActuationSection = dataclasses.field(default_factory=ActuationSection)
     digest: str = dataclasses.field(default="", compare=False)
 

@@ -5,27 +5,39 @@ keyword arguments; the task is sent once the current transaction commits, so a w
 sees ids that are not committed yet. A broker that is away is logged, not raised: every
 task's work is findable in PostgreSQL and its sweep queues it again. The task object itself
 is looked up by name in the Celery app, so its declared queue, time limits and retry policy
-apply (and eager mode in unit tests)."""
+apply (and eager mode: CELERY_TASK_ALWAYS_EAGER, `CORTEX_EAGER_TASKS=1`)."""
 
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import Any
 
-from celery import current_app
+from celery import Task, current_app
 from django.db import transaction
 
 logger = logging.getLogger(__name__)
 
 
+def task_get(name: str, /) -> Task:
+    """The registered task `name`; the apps' task modules are imported on first need (a web
+    process has not imported them; a worker has)."""
+    if name not in current_app.tasks:
+        current_app.loader.import_default_modules()
+    task: Task = current_app.tasks[name]
+    return task
+
+
 def task_send(name: str, /, **kwargs: Any) -> None:
-    """Send task `name` now (outside any transaction's concern)."""
+    """Send task `name` now (outside any transaction's concern). An unknown name raises."""
+    task = task_get(name)
     try:
-        current_app.tasks[name].apply_async(kwargs=kwargs)
+        task.apply_async(kwargs=kwargs)
     except Exception:  # the broker is away: the task's sweep re-queues the work
         logger.warning("could not queue %s; its sweep will", name, exc_info=True)
 
 
 def task_enqueue(name: str, /, **kwargs: Any) -> None:
-    """Send task `name` with these keyword arguments once the current transaction commits."""
-    transaction.on_commit(lambda: task_send(name, **kwargs))
+    """Send task `name` with these keyword arguments once the current transaction commits
+    (at once outside a transaction). The callback names the task in its repr."""
+    transaction.on_commit(partial(task_send, name, **kwargs), robust=True)

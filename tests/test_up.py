@@ -33,7 +33,7 @@ def _embedded_env(home: Path) -> dict[str, str]:
 def _wait_healthy(url: str, proc: subprocess.Popen[str], timeout: float = 90) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
+        assert proc.poll() is None, "cortex up exited"
         try:
             with urllib.request.urlopen(url, timeout=2) as response:
                 if response.status == 200:
@@ -54,16 +54,42 @@ def _server_pids(home: Path) -> set[int]:
     return pids
 
 
+def _workers(proc: subprocess.Popen[str]) -> dict[str, list[str]]:
+    """The Celery workers `cortex up` started: node name -> the queues it consumes."""
+    found = {}
+    for child in psutil.Process(proc.pid).children():
+        cmd = child.cmdline()
+        if "worker" in cmd and "-Q" in cmd and "-n" in cmd:
+            found[cmd[cmd.index("-n") + 1].split("@")[0]] = cmd[cmd.index("-Q") + 1].split(",")
+    return found
+
+
+def _wait_ready(log: Path, names: list[str], proc: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 90
+    while not all(f"{name}@" in _ready_lines(log) for name in names):
+        assert proc.poll() is None and time.monotonic() < deadline, log.read_text()[-3000:]
+        time.sleep(0.5)
+
+
+def _ready_lines(log: Path) -> str:
+    return "\n".join(line for line in log.read_text().splitlines() if line.endswith(" ready."))
+
+
 def test_up_runs_everything_on_the_embedded_default_and_stops_cleanly(tmp_path: Path) -> None:
     home = tmp_path / "home"
     port = _free_port()
     env = _embedded_env(home)
+    log = tmp_path / "up.log"
     proc = subprocess.Popen(
         [CORTEX, "up", "--port", str(port), "--workers", "1"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env=env, stdout=log.open("w"), stderr=subprocess.STDOUT, text=True,
     )
     try:
         _wait_healthy(f"http://127.0.0.1:{port}/api/health/", proc)
+        # Two workers: the short tasks on one queue, the long jobs (sleep cycle, embedding
+        # passes) on another, so that retain and analysis never wait behind them.
+        _wait_ready(log, ["default", "long"], proc)
+        assert _workers(proc) == {"default": ["default"], "long": ["long"]}
         servers = _server_pids(home)
         assert len(servers) == 2 and all(psutil.pid_exists(pid) for pid in servers)
 
@@ -80,7 +106,8 @@ def test_up_runs_everything_on_the_embedded_default_and_stops_cleanly(tmp_path: 
             assert page.status == 200
     finally:
         proc.send_signal(signal.SIGINT)
-        output, _ = proc.communicate(timeout=60)
+        proc.wait(timeout=60)
+    output = log.read_text()
 
     assert proc.returncode == 0, output
     assert "operator account created" in output

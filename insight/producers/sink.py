@@ -24,9 +24,9 @@ from django.db import connection, transaction
 
 from insight.producers.base import Event, IngestSummary, NoProgress, Progress
 from insight.producers.sink_writer import RELAXED_GC, BatchWriter, Marks
+from memory.errors import Invalid
 from memory.services.events import (
     EventAppendResult,
-    EventsRejected,
     PreparedEvents,
     event_append_prepared,
     event_batch_prepare,
@@ -125,13 +125,14 @@ class EventSink:
         """One batch; an event Layer 1 refuses is counted and left out, never fatal."""
         try:
             return event_batch_prepare(source=self.source, events=events)
-        except EventsRejected as exc:
-            bad = {int(index) for index in exc.fields if index.isdigit()}
+        except Invalid as exc:
+            problems = exc.fields.get("events")
+            bad = {int(i) for i in problems if i.isdigit()} if isinstance(problems, dict) else set()
             if not bad:
                 raise
             for index in sorted(bad):  # field names only: a value might hold a secret
                 logger.warning("%s event refused by Layer 1 (fields: %s)", self.source,
-                               ", ".join(sorted(exc.fields[str(index)])))
+                               ", ".join(sorted(problems[str(index)])))
             self.summary.malformed["rejected_by_layer1"] += len(bad)
             good = [event for index, event in enumerate(events) if index not in bad]
             return event_batch_prepare(source=self.source, events=good)

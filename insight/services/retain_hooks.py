@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from insight.models import AnalyzerCursor
 from insight.services.analysis import (
-    BATCH_SIZE,
-    analysis_batch_run,
     analysis_cursors_reset,
+    analysis_drain,
     analyzed_sources,
     analyzers_for,
 )
@@ -50,14 +49,7 @@ def analysis_replay_reset() -> None:
 
 def analysis_replay_run() -> int:
     """Analyze every source's whole log, in commit order; the observations created."""
-    created = 0
-    for source in analyzed_sources():
-        while True:
-            report = analysis_batch_run(source=source, batch_size=BATCH_SIZE)
-            created += sum(report.created.values())
-            if not report.more:
-                break
-    return created
+    return sum(analysis_drain().observations_created.values())
 
 
 PRODUCER = ObservationProducer(name="insight", prefix=PREFIX, reset=analysis_replay_reset,

@@ -30,8 +30,8 @@ from memory.models import (
     ReviewStatus,
 )
 from memory.selectors.observations import observation_evidence
+from memory.services.locks import RetainBusy
 from memory.services.merges import MergeRefused, entity_merge_split
-from memory.services.retain import RetainBusy
 from memory.services.review import (
     Decision,
     ReviewRefused,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.contrib import admin, messages
-from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
@@ -13,7 +12,7 @@ from django.views.decorators.http import require_POST
 from memory.admin.base import ReadOnlyAdmin
 from memory.admin.paging import EstimatedCountPaginator
 from memory.models import EntityTransition, RelationTransition, SleepCycleRun
-from memory.tasks.sleep_cycle import sleep_cycle_run_task
+from memory.services.sleep_cycle import sleep_cycle_enqueue
 
 
 @admin.register(SleepCycleRun)
@@ -54,7 +53,7 @@ class SleepCycleRunAdmin(ReadOnlyAdmin):
                 *super().get_urls()]
 
     def run_now(self, request: HttpRequest) -> HttpResponse:
-        transaction.on_commit(lambda: sleep_cycle_run_task.delay(trigger="admin"))
+        sleep_cycle_enqueue(trigger="admin")
         self.message_user(request, "The sleep cycle is queued; refresh to see its run.",
                           messages.SUCCESS)
         return HttpResponseRedirect(reverse("admin:memory_sleepcyclerun_changelist"))

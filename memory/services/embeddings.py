@@ -23,6 +23,7 @@ from memory.models import DedupState, Entity, EntityEmbedding, EntityStatus, Mer
 from memory.models.embeddings import EMBEDDING_DIMENSION
 from memory.retain.embedders import embedder_get
 from memory.retain.names import names_agree
+from memory.services.locks import retain_lock
 from memory.services.merges import entity_merge
 from memory.services.retain_steps import matches_any
 
@@ -152,8 +153,6 @@ def entity_dedup_pending(*, config: DecayConfig | None = None) -> PassReport:
 
 def embedding_passes_run(*, config: DecayConfig | None = None) -> PassReport:
     """Embed what is missing (outside the lock: slow), then deduplicate (under it)."""
-    from memory.services.retain import retain_lock
-
     config = config or config_get()
     embedded = entity_embed_pending(config=config)
     with retain_lock():

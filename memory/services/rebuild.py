@@ -18,7 +18,8 @@ from memory.config import DecayConfig, config_get
 from memory.models import Observation, ObservationStatus
 from memory.retain.replay import rebuild_clearers, replay_producers
 from memory.selectors.graph import graph_digest
-from memory.services.retain import RetainReport, retain_drain, retain_lock
+from memory.services.locks import retain_lock
+from memory.services.retain import RetainReport, retain_drain
 
 # One TRUNCATE, no CASCADE: a table of another layer that references these makes
 # PostgreSQL refuse and name it, rather than be emptied silently.

@@ -18,11 +18,9 @@ with its error. The sweeper re-queues pending observations whose task was lost.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
-from functools import partial
 
 from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
 from django.db.models import F
@@ -30,14 +28,14 @@ from django.db.models import F
 from memory import clock
 from memory.config import DecayConfig, config_get
 from memory.models import Observation, ObservationStatus
+from memory.queueing import task_enqueue
 from memory.retain.horizon import retain_horizon
+from memory.services.embeddings import embedding_passes_run
+from memory.services.locks import LOCK_TIMEOUT_SECONDS, retain_lock
 from memory.services.retain_chunk import VIEW_FIELDS, ChunkReport, chunk_retain
 
 logger = logging.getLogger(__name__)
 
-RETAIN_LOCK_KEY = 0x636F7274_0003
-LOCK_TIMEOUT_SECONDS = 60.0
-LOCK_NOT_AVAILABLE = "55P03"
 GAVE_UP = "gave up after {n} attempts: {error}"
 WORKER_LOST = "the worker stopped while retaining it"
 
@@ -52,10 +50,6 @@ WHERE o.status = 'pending' AND o.order_key = ''
 """
 
 
-class RetainBusy(RuntimeError):
-    """Another worker holds the retain lock for longer than we waited."""
-
-
 @dataclass
 class RetainReport:
     processed: int = 0
@@ -67,26 +61,6 @@ class RetainReport:
         return {"processed": self.processed, "statuses": dict(self.chunks.statuses),
                 "routes": dict(self.chunks.routes), "entities_created": self.chunks.created,
                 "conflicts": self.chunks.conflicts, "gave_up": self.gave_up, "more": self.more}
-
-
-@contextmanager
-def retain_lock(*, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[None]:
-    """The one lock every writer of retain state holds (session-level: across transactions).
-    Waiters queue in PostgreSQL, first come first served; RetainBusy after `timeout`."""
-    try:
-        # SET LOCAL: the timeout ends with this (sub)transaction; the lock outlives it.
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute(f"SET LOCAL lock_timeout = {max(1, int(timeout * 1000))}")
-            cursor.execute("SELECT pg_advisory_lock(%s)", [RETAIN_LOCK_KEY])
-    except OperationalError as exc:
-        if getattr(exc.__cause__, "sqlstate", "") == LOCK_NOT_AVAILABLE:
-            raise RetainBusy("another worker is retaining") from None
-        raise
-    try:
-        yield
-    finally:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_unlock(%s)", [RETAIN_LOCK_KEY])
 
 
 def retain_order_assign() -> int:
@@ -193,8 +167,6 @@ def retain_batch_run(*, ids: Sequence[str], config: DecayConfig | None = None,
 def retain_drain(*, config: DecayConfig | None = None, embed: bool = True) -> RetainReport:
     """Retain everything pending below the horizon, then run the offline passes (embeddings
     and embedding dedup) until nothing is left: what commands and tests call."""
-    from memory.services.embeddings import embedding_passes_run
-
     config = config or config_get()
     total = RetainReport()
     with retain_lock():
@@ -215,12 +187,9 @@ def retain_enqueue(*, observation_ids: Sequence[str]) -> None:
     that is away is logged: the sweeper finds pending observations in the database)."""
     if not observation_ids:
         return
-    from memory.tasks.retain import retain_task
-
     size = config_get().retain.batch_size
-    batches = [list(observation_ids[i:i + size]) for i in range(0, len(observation_ids), size)]
-    for batch in batches:
-        transaction.on_commit(partial(retain_task.delay, batch), robust=True)
+    for start in range(0, len(observation_ids), size):
+        task_enqueue("memory.retain", ids=list(observation_ids[start:start + size]))
 
 
 def retain_pending_ids(*, limit: int, older_than: timedelta | None = None) -> list[str]:
@@ -233,6 +202,14 @@ def retain_pending_ids(*, limit: int, older_than: timedelta | None = None) -> li
     if horizon is not None:
         queryset = queryset.filter(order_key__lt=horizon)
     return list(queryset.order_by("order_key").values_list("id", flat=True)[:limit])
+
+
+def retain_continue(*, config: DecayConfig | None = None) -> int:
+    """Queue the next pending observations (a task that left more behind); returns how many."""
+    config = config or config_get()
+    ids = retain_pending_ids(limit=config.retain.batch_size)
+    retain_enqueue(observation_ids=ids)
+    return len(ids)
 
 
 def retain_sweep(*, config: DecayConfig | None = None) -> int:

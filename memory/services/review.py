@@ -33,8 +33,8 @@ from memory.models import (
     Route,
 )
 from memory.services.entities import entity_strength_store
+from memory.services.locks import retain_lock
 from memory.services.merges import entity_merge
-from memory.services.retain import retain_lock
 from memory.services.retain_chunk import chunk_retain
 from memory.services.retain_steps import Replay, matches_any
 

@@ -11,41 +11,22 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import transaction
 
 from memory import clock
 from memory.config import DecayConfig, config_get
 from memory.models import RunStatus, SleepCycleRun
+from memory.queueing import task_enqueue
+from memory.services.locks import sleep_cycle_lock
 from memory.sleep import steps as _core_steps  # noqa: F401 - registers the core steps
 from memory.sleep.registry import Step, StepContext, sleep_steps
 
 logger = logging.getLogger(__name__)
 
-RUN_LOCK_KEY = 0x636F7274_0002
 ABANDONED = "abandoned: the process running it stopped before it finished"
-
-
-class SleepCycleBusy(RuntimeError):
-    """Another sleep cycle is running."""
-
-
-@contextmanager
-def _exclusive() -> Iterator[None]:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_lock(%s)", [RUN_LOCK_KEY])
-        (acquired,) = cursor.fetchone()
-    if not acquired:
-        raise SleepCycleBusy("another sleep cycle is running")
-    try:
-        yield
-    finally:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_unlock(%s)", [RUN_LOCK_KEY])
 
 
 def sleep_cycle_run(
@@ -54,7 +35,7 @@ def sleep_cycle_run(
     """Run the sleep cycle as of `now` (default: the clock). Raises SleepCycleBusy."""
     config = config or config_get()
     as_of = now or clock.now()
-    with _exclusive():
+    with sleep_cycle_lock():
         SleepCycleRun.objects.filter(status=RunStatus.RUNNING).update(
             status=RunStatus.FAILED, error=ABANDONED
         )
@@ -72,6 +53,11 @@ def sleep_cycle_run(
         failed = [s["name"] for s in run.steps if s["status"] == RunStatus.FAILED]
         _finish(run, started, error=f"failed steps: {', '.join(failed)}" if failed else "")
     return run
+
+
+def sleep_cycle_enqueue(*, trigger: str) -> None:
+    """Queue a run of the sleep cycle once the current transaction commits."""
+    task_enqueue("memory.sleep_cycle_run", trigger=trigger)
 
 
 def _run_step(step: Step, ctx: StepContext) -> None:

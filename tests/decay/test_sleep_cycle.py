@@ -22,13 +22,9 @@ from memory.models import (
     SleepCycleRun,
 )
 from memory.services.entities import entity_pin, entity_reinforce
+from memory.services.locks import SLEEP_CYCLE_LOCK_KEY, SleepCycleBusy
 from memory.services.relations import relation_reinforce
-from memory.services.sleep_cycle import (
-    ABANDONED,
-    RUN_LOCK_KEY,
-    SleepCycleBusy,
-    sleep_cycle_run,
-)
+from memory.services.sleep_cycle import ABANDONED, sleep_cycle_run
 from memory.services.taxonomy import taxonomy_sync
 from memory.sleep.registry import StepContext, sleep_step, sleep_step_remove
 from memory.tasks.sleep_cycle import sleep_cycle_run_task
@@ -156,7 +152,7 @@ def _close_and_wait(other: psycopg.Connection[Any]) -> None:
 def test_two_runs_cannot_overlap(graph: dict[str, Any]) -> None:
     runs = SleepCycleRun.objects.count()
     other = _other_connection()
-    other.execute("SELECT pg_advisory_lock(%s)", [RUN_LOCK_KEY])
+    other.execute("SELECT pg_advisory_lock(%s)", [SLEEP_CYCLE_LOCK_KEY])
     with pytest.raises(SleepCycleBusy):
         sleep_cycle_run(now=NOW)
     assert sleep_cycle_run_task(as_of=NOW.isoformat()) == {"skipped": "busy"}
@@ -173,7 +169,7 @@ def test_a_run_that_dies_shows_as_failed_and_the_next_completes() -> None:
     factories.entity(now=NOW)
     # A process that started a run, holding the lock, then died (its connection closed).
     other = _other_connection()
-    other.execute("SELECT pg_advisory_lock(%s)", [RUN_LOCK_KEY])
+    other.execute("SELECT pg_advisory_lock(%s)", [SLEEP_CYCLE_LOCK_KEY])
     other.execute(
         f"INSERT INTO {SleepCycleRun._meta.db_table} (as_of, trigger, status, started_at, "
         "config_digest, steps, counts, error, worker) VALUES "

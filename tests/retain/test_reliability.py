@@ -15,7 +15,8 @@ from memory.retain.extraction import Extraction, ObservationView
 from memory.retain.registry import handler_register, handler_unregister
 from memory.selectors.graph import graph_digest
 from memory.services import retain_chunk
-from memory.services.retain import retain_batch_run, retain_lock, retain_run
+from memory.services.locks import retain_lock
+from memory.services.retain import retain_batch_run, retain_run
 from memory.services.review import review_counts
 from tests.retain.conftest import retain, retain_config
 from tests.retain.factories import T0, commit, obs, submit, synthetic

@@ -16,8 +16,9 @@ from memory.models import Entity, EntityMention, Observation, Relation, Relation
 from memory.selectors.graph import graph_digest
 from memory.services import observations as observation_service
 from memory.services.embeddings import embedding_passes_run
+from memory.services.locks import retain_lock
 from memory.services.rebuild import graph_clear
-from memory.services.retain import retain_drain, retain_lock, retain_sweep
+from memory.services.retain import retain_drain, retain_sweep
 from memory.services.taxonomy import taxonomy_sync
 from memory.tasks.retain import retain_task
 from tests.retain.conftest import retain_config

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from insight.analyzers import ANALYZERS
-from insight.services.analysis import BATCH_SIZE, analysis_drain
+from insight.services.analysis import analysis_drain
 
 
 class Command(BaseCommand):
@@ -24,11 +24,12 @@ class Command(BaseCommand):
         parser.add_argument("--analyzer", action="append", choices=sorted(ANALYZERS),
                             help="only this analyzer (repeatable)")
         parser.add_argument("--source", action="append", help="only this source (repeatable)")
-        parser.add_argument("--batch-size", type=int, default=BATCH_SIZE)
+        parser.add_argument("--batch-size", type=int,
+                            help="events per batch (default: analysis.batch_size in the config)")
         parser.add_argument("--json", action="store_true", help="print the summary as JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        if options["batch_size"] < 1:
+        if options["batch_size"] is not None and options["batch_size"] < 1:
             raise CommandError("--batch-size must be at least 1")
         totals = analysis_drain(sources=options["source"], analyzers=options["analyzer"],
                                 restart=options["all"], batch_size=options["batch_size"])

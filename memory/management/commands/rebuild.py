@@ -12,8 +12,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memory.selectors.graph import graph_digest, graph_summary
+from memory.services.locks import RetainBusy
 from memory.services.rebuild import graph_rebuild
-from memory.services.retain import RetainBusy
 
 
 class Command(BaseCommand):

@@ -9,7 +9,8 @@ import orjson
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memory.selectors.graph import graph_summary
-from memory.services.retain import RetainBusy, retain_drain, retain_retry
+from memory.services.locks import RetainBusy
+from memory.services.retain import retain_drain, retain_retry
 
 
 class Command(BaseCommand):

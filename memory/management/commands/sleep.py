@@ -9,7 +9,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from memory.services.sleep_cycle import SleepCycleBusy, sleep_cycle_run
+from memory.services.locks import SleepCycleBusy
+from memory.services.sleep_cycle import sleep_cycle_run
 
 
 def parse_instant(value: str) -> datetime:

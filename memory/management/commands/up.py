@@ -17,7 +17,8 @@ from memory.services.setup import cortex_prepare
 
 
 class Command(BaseCommand):
-    help = "Run Cortex: database, migrations, taxonomy, web server, Celery worker and beat."
+    help = ("Run Cortex: database, migrations, taxonomy, web server, Celery beat and two "
+            "workers (short tasks; the long jobs).")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default="127.0.0.1")
@@ -47,14 +48,22 @@ class Command(BaseCommand):
         commands = [
             [os.path.join(bin_dir, "gunicorn"), "cortex_site.wsgi:application",
              "--bind", f"{host}:{port}", "--workers", str(workers), "--access-logfile", "-"],
-            [os.path.join(bin_dir, "celery"), "-A", "cortex_site", "worker",
-             "--loglevel", "INFO", "--concurrency", "2"],
+            # Retain and analysis on one worker, the long jobs on another: a three-hour sleep
+            # cycle never holds up the short tasks.
+            self._worker(bin_dir, "default", settings.CORTEX_QUEUE_DEFAULT, concurrency=2),
+            self._worker(bin_dir, "long", settings.CORTEX_QUEUE_LONG, concurrency=1),
             [os.path.join(bin_dir, "celery"), "-A", "cortex_site", "beat", "--loglevel", "INFO",
              "--scheduler", "django_celery_beat.schedulers:DatabaseScheduler",
              "--schedule", str(settings.CORTEX_HOME / "celerybeat-schedule")],
         ]
         # Each child in its own session: Ctrl-C reaches us only, and we stop them in order.
         return [subprocess.Popen(cmd, env=env, start_new_session=True) for cmd in commands]
+
+    @staticmethod
+    def _worker(bin_dir: str, name: str, queue: str, *, concurrency: int) -> list[str]:
+        return [os.path.join(bin_dir, "celery"), "-A", "cortex_site", "worker",
+                "--loglevel", "INFO", "--concurrency", str(concurrency), "-Q", queue,
+                "-n", f"{name}@%h"]
 
     def _supervise(self, children: list[subprocess.Popen[bytes]]) -> None:
         stopping = False
