@@ -22,7 +22,9 @@ from memory.decay.curve import entity_timeline
 from memory.models import Entity, Relation
 from memory.selectors.entities import STRENGTH_NOW, entity_with_strength
 from memory.selectors.relations import WEIGHT_NOW, relation_with_weight
-from memory.services.entities import entity_pin, entity_state, entity_unpin
+from memory.services.decisions import decider_operator
+from memory.services.entities import entity_state
+from memory.services.feedback import entity_pin, entity_unpin
 
 _DECAY = ("base", "half_life_days", "valence", "pos", "neg", "retrieval_count",
           "last_reinforced_at", "pinned", "route")
@@ -106,12 +108,14 @@ class EntityAdmin(admin.ModelAdmin):
 
     @admin.action(description="Pin (exempt from decay)")
     def pin(self, request: HttpRequest, queryset: QuerySet[Entity]) -> None:
-        for pk in queryset.values_list("pk", flat=True):
-            entity_pin(entity_id=pk)
+        by = decider_operator(str(getattr(request.user, "username", "")))
+        for key in queryset.values_list("key", flat=True):
+            entity_pin(key=key, by=by)
         self.message_user(request, "Pinned.", messages.SUCCESS)
 
     @admin.action(description="Unpin (decay again from the last reinforcement)")
     def unpin(self, request: HttpRequest, queryset: QuerySet[Entity]) -> None:
-        for pk in queryset.values_list("pk", flat=True):
-            entity_unpin(entity_id=pk)
+        by = decider_operator(str(getattr(request.user, "username", "")))
+        for key in queryset.values_list("key", flat=True):
+            entity_unpin(key=key, by=by)
         self.message_user(request, "Unpinned.", messages.SUCCESS)

@@ -30,6 +30,7 @@ from memory.models import (
     ReviewStatus,
 )
 from memory.selectors.observations import observation_evidence
+from memory.services.decisions import Decider, decider_operator
 from memory.services.locks import RetainBusy
 from memory.services.merges import MergeRefused, entity_merge_split
 from memory.services.review import (
@@ -91,9 +92,9 @@ def _run(model_admin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet
         model_admin.message_user(request, message, messages.WARNING)
 
 
-def _who(request: HttpRequest) -> str:
+def _who(request: HttpRequest) -> Decider:
     user = getattr(request, "user", None)
-    return str(getattr(user, "username", "") or "operator")
+    return decider_operator(str(getattr(user, "username", "") or "operator"))
 
 
 class MergeTargetForm(ActionForm):

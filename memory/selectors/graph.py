@@ -20,6 +20,7 @@ from memory.models import (
     ConflictStatus,
     Entity,
     EntityMention,
+    EntityMerge,
     EntityStatus,
     Fact,
     Observation,
@@ -126,9 +127,20 @@ def _reviews(roots: dict[int, str]) -> Iterator[Any]:
     for item_id, entity_id in ReviewItem.entities.through.objects.values_list(
             "reviewitem_id", "entity_id"):
         entities[item_id].append(roots[entity_id])
-    rows = ReviewItem.objects.values_list("id", "observation__dedup_key", "status", "schema_fit")
-    for pk, dedup, status, fit in sorted(rows, key=lambda r: r[1]):
-        yield ["review", dedup, status, round(fit, 9), sorted(entities[pk])]
+    rows = ReviewItem.objects.values_list("id", "observation__dedup_key", "status", "schema_fit",
+                                          "merged_into__key")
+    for pk, dedup, status, fit, into in sorted(rows, key=lambda r: r[1]):
+        yield ["review", dedup, status, round(fit, 9), sorted(entities[pk]), into]
+
+
+def _merges() -> Iterator[Any]:
+    """Merges by the keys they joined, and whether they were split (the merged entity's
+    status and its survivor are in `_merged`)."""
+    rows = EntityMerge.objects.values_list("merged__key", "survivor__key", "reason",
+                                           "merged_status", "split_at")
+    for merged, survivor, reason, status, split in sorted(
+            (m, s, r, st, sp is not None) for m, s, r, st, sp in rows):
+        yield ["merge", merged, survivor, reason, status, split]
 
 
 def _mentions(roots: dict[int, str]) -> Iterator[Any]:
@@ -157,6 +169,7 @@ def graph_lines() -> Iterator[Any]:
     yield from _facts(roots)
     yield from _conflicts(roots)
     yield from _reviews(roots)
+    yield from _merges()
     yield from _mentions(roots)
     yield from _observations()
     yield from _bookkeeping()

@@ -32,7 +32,9 @@ from memory.models import (
     Relation,
 )
 from memory.retain.text import jaccard, normalize
+from memory.services.decisions import Decider, Subtype, decider_of, decision_record
 from memory.services.entities import entity_strength_store
+from memory.services.locks import retain_lock
 
 LIVE = (FactStatus.ACTIVE, FactStatus.CONTESTED, FactStatus.SCOPED)
 
@@ -208,20 +210,40 @@ def _unfold_moves(merge: EntityMerge) -> None:
                 status=FactStatus.ACTIVE)
 
 
-def entity_merge_split(*, merge_id: int, by: str = "", now: datetime | None = None,
+def entity_merge_decide(*, merged_key: str, survivor_key: str, by: Decider | str,
+                        now: datetime | None = None,
+                        config: DecayConfig | None = None) -> EntityMerge:
+    """An operator's (or an agent's) merge of one entity into another, by their keys."""
+    by = decider_of(by)
+    with retain_lock(), transaction.atomic():
+        decision_record(by=by, subtype=Subtype.MERGE, occurred_at=now,
+                        targets={"merged": merged_key, "survivor": survivor_key})
+        ids = dict(Entity.objects.filter(key__in=[merged_key, survivor_key])
+                   .values_list("key", "pk"))
+        if merged_key not in ids or survivor_key not in ids:
+            raise MergeRefused("no such entity")
+        return entity_merge(merged_id=ids[merged_key], survivor_id=ids[survivor_key],
+                            reason=MergeReason.OPERATOR, config=config, now=now)
+
+
+def entity_merge_split(*, merge_id: int, by: Decider | str = "", now: datetime | None = None,
                        config: DecayConfig | None = None) -> Entity:
     """Undo a wrong merge: the merged entity is itself again, with what it brought. What the
     survivor learnt through the merged entity's names since stays with the survivor."""
-    with transaction.atomic():
-        merge = EntityMerge.objects.select_for_update().get(pk=merge_id)
+    by = decider_of(by)
+    with retain_lock(), transaction.atomic():
+        merge = EntityMerge.objects.select_for_update(of=("self",)).select_related(
+            "merged", "survivor").get(pk=merge_id)
         if merge.split_at is not None:
             raise MergeRefused("this merge was already split")
+        decision_record(by=by, subtype=Subtype.SPLIT, occurred_at=now,
+                        targets={"merged": merge.merged.key, "survivor": merge.survivor.key})
         survivor = Entity.objects.select_for_update().get(pk=merge.survivor_id)
         _unfold_entity(merge, survivor)
         _unfold_moves(merge)
         Entity.objects.filter(pk=merge.merged_id).update(status=merge.merged_status,
                                                          merged_into=None)
-        merge.split_at, merge.split_by = now or clock.now(), by[:150]
+        merge.split_at, merge.split_by = now or clock.now(), by.name[:150]
         merge.save(update_fields=["split_at", "split_by"])
         entity_strength_store(queryset=Entity.objects.filter(pk__in=[merge.merged_id,
                                                                     survivor.pk]),

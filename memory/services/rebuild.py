@@ -5,7 +5,9 @@ mentions, merges, embeddings, the job's lookup tables, the observations the anal
 derived and their cursors; never the raw event log), then the producers read the whole
 log again in commit order and the Retain Job retains what they observe, in its canonical
 order. Observations posted directly (not derived from the log) are kept and retained again.
-Operator decisions (review, conflicts, splits) are not in the raw log and are not replayed.
+The decisions of the log (reviews, conflict resolutions, merges, splits, pins, feedback) are
+applied in commit order, each where the Retain Job stood when it was taken
+(memory.services.decision_replay).
 """
 
 from __future__ import annotations
@@ -18,6 +20,11 @@ from memory.config import DecayConfig, config_get
 from memory.models import Observation, ObservationStatus
 from memory.retain.replay import rebuild_clearers, replay_producers
 from memory.selectors.graph import graph_digest
+from memory.services.decision_replay import (
+    DecisionReplayReport,
+    decision_replay_run,
+    retain_report_add,
+)
 from memory.services.locks import retain_lock
 from memory.services.retain import RetainReport, retain_drain
 
@@ -39,6 +46,7 @@ class RebuildReport:
     observations_kept: int = 0
     produced: dict[str, int] = field(default_factory=dict)
     retain: RetainReport = field(default_factory=RetainReport)
+    decisions: DecisionReplayReport = field(default_factory=DecisionReplayReport)
     digest: str = ""
 
 
@@ -67,6 +75,8 @@ def graph_rebuild(*, config: DecayConfig | None = None) -> RebuildReport:
     report.observations_deleted, report.observations_kept = graph_clear()
     for producer in replay_producers():
         report.produced[producer.name] = producer.run()
-    report.retain = retain_drain(config=config)
+    report.decisions = decision_replay_run(config=config)
+    report.retain = report.decisions.retain
+    retain_report_add(report.retain, retain_drain(config=config))
     report.digest = graph_digest()
     return report

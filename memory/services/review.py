@@ -32,6 +32,8 @@ from memory.models import (
     ReviewStatus,
     Route,
 )
+from memory.selectors.decisions import claim_key
+from memory.services.decisions import Decider, Subtype, decider_of, decision_record
 from memory.services.entities import entity_strength_store
 from memory.services.locks import retain_lock
 from memory.services.merges import entity_merge
@@ -50,9 +52,17 @@ def _open_item(item_id: int) -> ReviewItem:
     return item
 
 
-def _close(item: ReviewItem, status: str, by: str, now: datetime | None,
+def _decided(item: ReviewItem, by: Decider, subtype: str, now: datetime | None,
+             **more: str) -> None:
+    observation = Observation.objects.values_list("dedup_key", flat=True).get(
+        pk=item.observation_id)
+    decision_record(by=by, subtype=subtype, targets={"observation": observation, **more},
+                    occurred_at=now)
+
+
+def _close(item: ReviewItem, status: str, by: Decider, now: datetime | None,
            merged_into: Entity | None = None) -> ReviewItem:
-    item.status, item.resolved_at, item.resolved_by = status, now or clock.now(), by[:150]
+    item.status, item.resolved_at, item.resolved_by = status, now or clock.now(), by.name[:150]
     item.merged_into = merged_into
     item.save(update_fields=["status", "resolved_at", "resolved_by", "merged_into"])
     return item
@@ -79,12 +89,13 @@ def _apply_as_normal(item: ReviewItem, entities: list[Entity], config: DecayConf
     chunk_retain([observation], config=config, replay=replay)
 
 
-def review_accept(*, item_id: int, by: str = "", now: datetime | None = None,
+def review_accept(*, item_id: int, by: Decider | str = "", now: datetime | None = None,
                   config: DecayConfig | None = None) -> ReviewItem:
     """Dark matter into the graph, as if it had come through the normal path."""
-    config = config or config_get()
+    config, by = config or config_get(), decider_of(by)
     with retain_lock(), transaction.atomic():
         item = _open_item(item_id)
+        _decided(item, by, Subtype.REVIEW_ACCEPT, now)
         entities = list(item.entities.filter(status=EntityStatus.QUARANTINED)
                         .select_related("namespace"))
         _activate(entities, config)
@@ -92,18 +103,23 @@ def review_accept(*, item_id: int, by: str = "", now: datetime | None = None,
         return _close(item, ReviewStatus.ACCEPTED, by, now)
 
 
-def review_keep(*, item_id: int, by: str = "", now: datetime | None = None) -> ReviewItem:
+def review_keep(*, item_id: int, by: Decider | str = "",
+                now: datetime | None = None) -> ReviewItem:
     """Keep it quarantined: it decays at half speed, unreinforced, out of recall."""
-    with transaction.atomic():
-        return _close(_open_item(item_id), ReviewStatus.KEPT_QUARANTINED, by, now)
-
-
-def review_merge(*, item_id: int, into_key: str, by: str = "", now: datetime | None = None,
-                 config: DecayConfig | None = None) -> ReviewItem:
-    """Its (first) quarantined entity is an existing one: merge it there, apply as normal."""
-    config = config or config_get()
+    by = decider_of(by)
     with retain_lock(), transaction.atomic():
         item = _open_item(item_id)
+        _decided(item, by, Subtype.REVIEW_KEEP, now)
+        return _close(item, ReviewStatus.KEPT_QUARANTINED, by, now)
+
+
+def review_merge(*, item_id: int, into_key: str, by: Decider | str = "",
+                 now: datetime | None = None, config: DecayConfig | None = None) -> ReviewItem:
+    """Its (first) quarantined entity is an existing one: merge it there, apply as normal."""
+    config, by = config or config_get(), decider_of(by)
+    with retain_lock(), transaction.atomic():
+        item = _open_item(item_id)
+        _decided(item, by, Subtype.REVIEW_MERGE, now, into=into_key)
         target = Entity.objects.filter(key=into_key).first()
         if target is None or target.status != EntityStatus.ACTIVE:
             raise ReviewRefused(f"no active entity with key {into_key!r}")
@@ -135,17 +151,22 @@ _EFFECTS: dict[str, tuple[str | None, str]] = {
 }
 
 
-def conflict_resolve(*, conflict_id: int, decision: str, by: str = "", note: str = "",
-                     now: datetime | None = None) -> Conflict:
+def conflict_resolve(*, conflict_id: int, decision: str, by: Decider | str = "",
+                     note: str = "", now: datetime | None = None) -> Conflict:
     """Resolve a conflict; a claim another open conflict still contests stays contested."""
     if decision not in Decision.ALL:
         raise ReviewRefused(f"decision must be one of {', '.join(Decision.ALL)}")
-    with transaction.atomic():
-        conflict = Conflict.objects.select_for_update().get(pk=conflict_id)
+    by = decider_of(by)
+    with retain_lock(), transaction.atomic():
+        conflict = Conflict.objects.select_for_update(of=("self",)).select_related(
+            "existing__entity", "new__entity").get(pk=conflict_id)
         if conflict.status != ConflictStatus.OPEN:
             raise ReviewRefused("this conflict was already resolved")
+        decision_record(by=by, subtype=Subtype.CONFLICT_RESOLVE, occurred_at=now, targets={
+            "existing": claim_key(conflict.existing), "new": claim_key(conflict.new),
+            "decision": decision, "note": note})
         conflict.status, conflict.note = decision, note
-        conflict.resolved_at, conflict.resolved_by = now or clock.now(), by[:150]
+        conflict.resolved_at, conflict.resolved_by = now or clock.now(), by.name[:150]
         conflict.save(update_fields=["status", "note", "resolved_at", "resolved_by"])
         for fact_id, status in zip((conflict.existing_id, conflict.new_id), _EFFECTS[decision],
                                    strict=True):
