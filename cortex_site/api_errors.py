@@ -1,4 +1,6 @@
-"""One error shape for every API error: {"error": {"code", "message", "fields"}}."""
+"""One error shape for every API error: {"error": {"code", "message", "fields"}}: a
+memory.errors.DomainError raised by a service, DRF's own errors (validation, authentication,
+permission, throttling, parsing) and Django's (too large a request, 404, 500)."""
 
 from __future__ import annotations
 
@@ -6,21 +8,12 @@ from typing import Any
 
 from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, JsonResponse
-from rest_framework import exceptions, status
+from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
+from rest_framework.views import set_rollback
 
-
-class PayloadTooLarge(exceptions.APIException):
-    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
-    default_detail = "The request or one of its payloads is over the size limit."
-    default_code = "payload_too_large"
-
-
-class Unprocessable(exceptions.APIException):
-    status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
-    default_detail = "The request conflicts with an earlier one."
-    default_code = "unprocessable"
+from memory.errors import DomainError, TooLarge
 
 
 def error_body(code: str, message: str, fields: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -38,7 +31,10 @@ def _flatten(detail: Any) -> Any:
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, RequestDataTooBig):
-        exc = PayloadTooLarge()
+        exc = TooLarge()
+    if isinstance(exc, DomainError):
+        set_rollback()
+        return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     response = drf_exception_handler(exc, context)

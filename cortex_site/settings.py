@@ -12,6 +12,7 @@ from celery.schedules import crontab
 from kombu import Queue
 
 from cortex_site import embedded
+from memory import limits as input_limits
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 CORTEX_HOME = embedded.cortex_home()
@@ -105,9 +106,11 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = True
 
-# Layer 1 limits.
-CORTEX_MAX_PAYLOAD_BYTES = int(os.environ.get("CORTEX_MAX_PAYLOAD_BYTES", 1024 * 1024))
-CORTEX_MAX_BATCH = 1000
+# Layer 1 limits (defaults and every other input limit: memory/limits.py).
+CORTEX_MAX_PAYLOAD_BYTES = int(
+    os.environ.get("CORTEX_MAX_PAYLOAD_BYTES", input_limits.EVENT_PAYLOAD_BYTES)
+)
+CORTEX_MAX_BATCH = input_limits.EVENT_BATCH
 # A batch of 1,000 events may carry up to 1,000 payloads; the request-level cap.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("CORTEX_MAX_REQUEST_BYTES", 64 * 1024 * 1024))
 

@@ -17,21 +17,37 @@ class DomainError(Exception):
     status: ClassVar[int] = 400
     default_code: ClassVar[str] = "invalid"
     default_message: ClassVar[str] = "The request is invalid."
+    default_fields: ClassVar[Mapping[str, Any]] = {}
 
     def __init__(self, message: str | None = None, *, code: str | None = None,
                  fields: Mapping[str, Any] | None = None) -> None:
         self.message = message or self.default_message
         self.code = code or self.default_code
-        self.fields: dict[str, Any] = dict(fields or {})
+        self.fields: dict[str, Any] = dict(self.default_fields if fields is None else fields)
         super().__init__(self.message)
+
+    def describe(self) -> str:
+        """The message and, when there are any, the fields: one line for a person."""
+        if not self.fields:
+            return self.message
+        return f"{self.message} {_describe(self.fields)}"
+
+
+def _describe(fields: Mapping[str, Any]) -> str:
+    parts = []
+    for name, problem in fields.items():
+        text = f"({_describe(problem)})" if isinstance(problem, Mapping) else str(problem)
+        parts.append(f"{name}: {text}")
+    return "; ".join(parts)
 
 
 class Invalid(DomainError):
     """The input is wrong; `fields` says where (400)."""
 
 
-class TooLarge(DomainError):
-    """The input, or one of its parts, is over a size limit (413)."""
+class TooLarge(Invalid):
+    """The input, or one of its parts, is over a size limit (413). An `Invalid`: a caller
+    that drops the bad items of a batch drops these too."""
 
     status = 413
     default_code = "payload_too_large"

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import orjson
 
+from memory.limits import EVENT_PAYLOAD_BYTES
+
 DEFAULT_URL = "http://127.0.0.1:8000"
 DEFAULT_TIMEOUT = 0.4  # seconds per request; the whole hook stays under a second
 READ_BYTES = 8 * 1024 * 1024  # per transcript per call; the rest waits for the next call
@@ -47,7 +49,7 @@ def config_load() -> HookConfig:
         url=(os.environ.get("CORTEX_URL") or stored.get("url") or DEFAULT_URL).rstrip("/"),
         token=os.environ.get("CORTEX_TOKEN") or stored.get("token") or "",
         timeout=float(os.environ.get("CORTEX_HOOK_TIMEOUT") or DEFAULT_TIMEOUT),
-        payload_limit=int(os.environ.get("CORTEX_MAX_PAYLOAD_BYTES") or 1024 * 1024),
+        payload_limit=int(os.environ.get("CORTEX_MAX_PAYLOAD_BYTES") or EVENT_PAYLOAD_BYTES),
     )
 
 

@@ -127,7 +127,9 @@ class EventSink:
             return event_batch_prepare(source=self.source, events=events)
         except Invalid as exc:
             problems = exc.fields.get("events")
-            bad = {int(i) for i in problems if i.isdigit()} if isinstance(problems, dict) else set()
+            if not isinstance(problems, dict):
+                raise
+            bad = {int(index) for index in problems if index.isdigit()}
             if not bad:
                 raise
             for index in sorted(bad):  # field names only: a value might hold a secret

@@ -18,9 +18,10 @@ from django.db import transaction
 from insight.analyzers import ANALYZERS, Analyzer, ObservationDraft
 from insight.models import AnalyzerCursor
 from memory import clock
+from memory.errors import Invalid
 from memory.models.events import MemoryEvent
 from memory.selectors.events import event_batch_after
-from memory.services.observations import ObservationInvalid, observation_submit_many
+from memory.services.observations import observation_submit_many
 
 logger = logging.getLogger(__name__)
 
@@ -128,13 +129,16 @@ def _submit(submissions: list[dict[str, Any]]) -> list[bool | None]:
     try:
         results = observation_submit_many(observations=submissions, check_events=False)
         return [r.created for r in results]
-    except ObservationInvalid as error:
-        bad = {int(index) for index in error.fields if index.isdigit()}
+    except Invalid as error:
+        problems = error.fields.get("observations")
+        if not isinstance(problems, dict):
+            raise
+        bad = {int(index) for index in problems if index.isdigit()}
         if not bad:
             raise
         for index in sorted(bad):
             logger.warning("analyzer draft rejected: %s %s", submissions[index]["source"],
-                           error.fields[str(index)])
+                           problems[str(index)])
         kept = [i for i in range(len(submissions)) if i not in bad]
         flags: list[bool | None] = [None] * len(submissions)
         if kept:

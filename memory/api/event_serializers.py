@@ -6,8 +6,10 @@ from typing import Any
 
 from rest_framework import serializers
 
+from memory.limits import EVENT_BATCH, EVENT_PAGE, EVENT_PAGE_MAX
+from memory.limits import EVENT_SOURCE_ID_CHARS as MAX_SOURCE_ID_CHARS
+from memory.limits import EVENT_TEXT_CHARS as MAX_TEXT_CHARS
 from memory.models.events import MemoryEvent
-from memory.services.event_input import MAX_SOURCE_ID_CHARS, MAX_TEXT_CHARS
 
 
 class CorrelationSerializer(serializers.Serializer[Any]):
@@ -39,7 +41,9 @@ class EventInSerializer(serializers.Serializer[Any]):
 
 
 class EventBatchInSerializer(serializers.Serializer[Any]):
-    events = EventInSerializer(many=True, help_text="Up to 1,000 events, stored all or none.")
+    events = EventInSerializer(
+        many=True, help_text=f"Up to {EVENT_BATCH:,} events, stored all or none."
+    )
 
 
 class EventAppendResultSerializer(serializers.Serializer[Any]):
@@ -66,7 +70,9 @@ class EventQuerySerializer(serializers.Serializer[Any]):
         "committed late (poll with next_cursor); newest: newest first.",
     )
     cursor = serializers.CharField(required=False, help_text="next_cursor of the previous page.")
-    limit = serializers.IntegerField(required=False, default=100, min_value=1, max_value=1000)
+    limit = serializers.IntegerField(
+        required=False, default=EVENT_PAGE, min_value=1, max_value=EVENT_PAGE_MAX
+    )
 
 
 class EventOutSerializer(serializers.ModelSerializer[MemoryEvent]):

@@ -9,16 +9,12 @@ from dataclasses import asdict
 from typing import Any
 
 import orjson
-from django.conf import settings
 from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
-from rest_framework import status
-from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cortex_site.api_errors import error_body
 from memory.api.event_serializers import (
     EventAppendOutSerializer,
     EventBatchInSerializer,
@@ -30,16 +26,10 @@ from memory.api.event_serializers import (
 from memory.api.parsers import OrjsonParser, OrjsonRenderer
 from memory.api.permissions import request_agent, scope_required
 from memory.api.schema import error_responses
+from memory.limits import EVENT_BATCH
 from memory.selectors.events import BadCursor, EventFilters, event_list
-from memory.services.events import (
-    EventAppendResult,
-    EventsRejected,
-    IdempotencyKeyConflict,
-    event_append_keyed,
-    event_append_many,
-)
-
-IDEMPOTENCY_HEADER = "Idempotency-Key"
+from memory.services.event_input import IDEMPOTENCY_HEADER
+from memory.services.events import event_append_posted
 
 
 def request_source(request: Request) -> str:
@@ -60,45 +50,7 @@ def cursor_decode(text: str) -> Any:
     try:
         return orjson.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
     except (binascii.Error, ValueError, orjson.JSONDecodeError) as error:
-        raise ValidationError({"cursor": "Not a cursor handed out by this API."}) from error
-
-
-def _rejected(error: EventsRejected, *, batch: bool) -> Response:
-    fields = error.fields
-    if "events" not in fields:
-        fields = {"events": fields} if batch else fields.get("0", fields)
-    if error.too_large:
-        body = error_body("payload_too_large", "A payload is over the size limit.", fields)
-        return Response(body, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
-    return Response(error_body("invalid", "The request is invalid.", fields), status=400)
-
-
-def _batch_events(data: dict[str, Any]) -> list[Any]:
-    extra = sorted(str(key) for key in data if key != "events")
-    if extra:
-        raise ValidationError({key: "Unknown field beside events." for key in extra})
-    events = data["events"]
-    if not isinstance(events, list):
-        raise ValidationError({"events": "Must be a list of events."})
-    if len(events) > settings.CORTEX_MAX_BATCH:
-        limit = settings.CORTEX_MAX_BATCH
-        raise ValidationError({"events": f"At most {limit} events per request."})
-    return events
-
-
-def _append(request: Request, source: str) -> list[EventAppendResult]:
-    data, key = request.data, request.headers.get(IDEMPOTENCY_HEADER)
-    if not isinstance(data, dict):
-        raise ValidationError({"non_field_errors": 'Send one event object or {"events": [...]}.'})
-    if "events" in data:
-        if key is not None:
-            raise ValidationError({IDEMPOTENCY_HEADER: "Only for single events."})
-        return event_append_many(source=source, events=_batch_events(data))
-    if key is None:
-        return event_append_many(source=source, events=[data])
-    if not key.strip() or len(key) > 255:
-        raise ValidationError({IDEMPOTENCY_HEADER: "Must be 1 to 255 characters."})
-    return [event_append_keyed(source=source, event=data, idempotency_key=key)]
+        raise BadCursor() from error
 
 
 class EventsView(APIView):
@@ -111,7 +63,7 @@ class EventsView(APIView):
 
     @extend_schema(
         operation_id="events_append",
-        summary="Append one event, or a batch of up to 1,000 (all or none)",
+        summary=f"Append one event, or a batch of up to {EVENT_BATCH:,} (all or none)",
         request=PolymorphicProxySerializer(
             component_name="EventPost",
             serializers=[EventInSerializer, EventBatchInSerializer],
@@ -128,19 +80,11 @@ class EventsView(APIView):
         responses={201: EventAppendOutSerializer, **error_responses(400, 401, 403, 413, 422, 429)},
     )
     def post(self, request: Request) -> Response:
-        source = request_source(request)
-        batch = isinstance(request.data, dict) and "events" in request.data
-        try:
-            results = _append(request, source)
-        except EventsRejected as error:
-            return _rejected(error, batch=batch)
-        except IdempotencyKeyConflict:
-            body = error_body(
-                "idempotency_key_reused",
-                "This Idempotency-Key was already used with a different body.",
-                {IDEMPOTENCY_HEADER: "Already used with a different body."},
-            )
-            return Response(body, status=status.HTTP_422_UNPROCESSABLE_ENTITY)
+        results = event_append_posted(
+            source=request_source(request),
+            body=request.data,
+            idempotency_key=request.headers.get(IDEMPOTENCY_HEADER),
+        )
         return Response({"events": [asdict(result) for result in results]}, status=201)
 
     @extend_schema(
@@ -162,15 +106,12 @@ class EventsView(APIView):
             }
         )
         cursor = cursor_decode(params["cursor"]) if "cursor" in params else None
-        try:
-            page = event_list(
-                filters=filters,
-                cursor=cursor,
-                limit=params["limit"],
-                newest_first=params["order"] == "newest",
-            )
-        except BadCursor as error:
-            raise ValidationError({"cursor": "Not a cursor handed out by this API."}) from error
+        page = event_list(
+            filters=filters,
+            cursor=cursor,
+            limit=params["limit"],
+            newest_first=params["order"] == "newest",
+        )
         return Response(
             {
                 "events": EventOutSerializer(page.events, many=True).data,

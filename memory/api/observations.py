@@ -7,25 +7,26 @@ from dataclasses import asdict
 from typing import Any
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
-from rest_framework.exceptions import ValidationError
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cortex_site.api_errors import error_body
 from memory.api.events import request_source
 from memory.api.parsers import OrjsonParser
 from memory.api.permissions import scope_required
 from memory.api.schema import error_responses
+from memory.limits import (
+    OBSERVATION_DEDUP_KEY_CHARS,
+    OBSERVATION_EVENT_IDS,
+    OBSERVATION_TOPIC_CHARS,
+    PROFILE_NAME_CHARS,
+    ULID_CHARS,
+)
 from memory.models.taxonomy import Valence
 from memory.observation_schemas import ACTS
 from memory.selectors.observations import interaction_profile
-from memory.services.observations import (
-    MAX_EVENT_IDS,
-    ObservationInvalid,
-    observation_submit_many,
-)
+from memory.services.observations import observation_submit_posted
 
 
 class ActorSerializer(serializers.Serializer[Any]):
@@ -44,17 +45,18 @@ class ObservationInSerializer(serializers.Serializer[Any]):
                                           "with an offset).")
     target_namespace = serializers.CharField(help_text="e.g. agent:claude-code:rc")
     payload_typed = serializers.DictField(help_text="Checked against the category's schema.")
-    topic = serializers.CharField(required=False, max_length=300)
+    topic = serializers.CharField(required=False, max_length=OBSERVATION_TOPIC_CHARS)
     actors = ActorSerializer(many=True, required=False)
     sentiment = serializers.ChoiceField(Valence.choices, required=False)
     sentiment_score = serializers.FloatField(required=False, min_value=-1, max_value=1)
     correlation = serializers.DictField(child=serializers.CharField(allow_blank=True),
                                         required=False, help_text="{session, thread, parent}")
-    event_ids = serializers.ListField(child=serializers.CharField(max_length=26), required=False,
-                                      max_length=MAX_EVENT_IDS,
+    event_ids = serializers.ListField(child=serializers.CharField(max_length=ULID_CHARS),
+                                      required=False, max_length=OBSERVATION_EVENT_IDS,
                                       help_text="The stored events it comes from (provenance).")
-    dedup_key = serializers.CharField(required=False, max_length=255, help_text=(
-        "What makes two of your observations the same; default: the whole content."))
+    dedup_key = serializers.CharField(
+        required=False, max_length=OBSERVATION_DEDUP_KEY_CHARS,
+        help_text="What makes two of your observations the same; default: the whole content.")
 
 
 class ObservationOutSerializer(serializers.Serializer[Any]):
@@ -75,25 +77,14 @@ class ObservationsView(APIView):
                    **error_responses(400, 401, 403, 413, 429)},
     )
     def post(self, request: Request) -> Response:
-        if not isinstance(request.data, dict):
-            raise ValidationError({"non_field_errors": "Send one observation object."})
-        if "source" in request.data:
-            raise ValidationError({"source": "Set by the server: the agent's own source."})
-        observation = {**request.data, "source": request_source(request)}
-        try:
-            (result,) = observation_submit_many(observations=[observation])
-        except ObservationInvalid as error:
-            code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE if error.too_large else 400
-            kind = "payload_too_large" if error.too_large else "invalid"
-            fields = error.fields.get("0", error.fields)
-            return Response(error_body(kind, "The observation is invalid.", fields), code)
+        result = observation_submit_posted(source=request_source(request), body=request.data)
         return Response(asdict(result), status=201 if result.created else 200)
 
 
 class ProfileQuerySerializer(serializers.Serializer[Any]):
-    counterpart = serializers.CharField(max_length=200, help_text=(
+    counterpart = serializers.CharField(max_length=PROFILE_NAME_CHARS, help_text=(
         "Whom the messages are addressed to: an agent (claude-code) or a person."))
-    speaker = serializers.CharField(required=False, max_length=200,
+    speaker = serializers.CharField(required=False, max_length=PROFILE_NAME_CHARS,
                                     help_text="Only the messages of this speaker.")
 
 

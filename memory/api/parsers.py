@@ -11,7 +11,7 @@ from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser
 from rest_framework.renderers import BaseRenderer
 
-from cortex_site.api_errors import PayloadTooLarge
+from memory.errors import TooLarge
 
 
 def _no_constants(name: str) -> NoReturn:
@@ -33,7 +33,7 @@ class OrjsonParser(BaseParser):
         self, stream: Any, media_type: str | None = None, parser_context: Any = None
     ) -> Any:
         if _content_length(parser_context) > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
-            raise PayloadTooLarge()
+            raise TooLarge()
         body = stream.read() if stream is not None else b""
         try:
             return orjson.loads(body)

@@ -11,32 +11,35 @@ from typing import Any
 from django.contrib.auth.models import User
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
-from rest_framework.exceptions import NotAuthenticated, NotFound, ValidationError
+from rest_framework.exceptions import NotAuthenticated, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memory.api.permissions import scope_required
 from memory.api.schema import error_responses
+from memory.limits import (
+    MEM_ID_CHARS,
+    TURN_MAX,
+    WORKING_CONTENT_CHARS,
+    WORKING_SET_PAGE,
+    WORKING_SET_PAGE_MAX,
+)
 from memory.models.working_set import SESSION_KEY_PATTERN
 from memory.selectors.working_set import working_set_view
 from memory.services.working_set import (
     SessionNotFound,
-    TurnWentBackwards,
     WorkingSetChange,
     working_item_recall,
     working_item_register,
     working_set_step,
 )
 
-MAX_TURN = 10**12
-MAX_CONTENT = 10_000
 SESSION_PARAMETER = OpenApiParameter(
     "session_id", str, OpenApiParameter.PATH, pattern=f"^{SESSION_KEY_PATTERN}$",
     description="The agent's own session id: letters, digits and . _ : - (up to 200); "
                 "any other id is a 404.",
 )
-NO_SESSION = "No working set for this session: register an item first."
 
 
 class _StrictSerializer(serializers.Serializer):
@@ -52,17 +55,17 @@ class _StrictSerializer(serializers.Serializer):
 
 class StepInSerializer(_StrictSerializer):
     turn = serializers.IntegerField(
-        min_value=0, max_value=MAX_TURN,
+        min_value=0, max_value=TURN_MAX,
         help_text="The session's current turn; never lower than a turn already sent.",
     )
 
 
 class RecallInSerializer(StepInSerializer):
-    mem_id = serializers.CharField(max_length=200)
+    mem_id = serializers.CharField(max_length=MEM_ID_CHARS)
 
 
 class RegisterInSerializer(RecallInSerializer):
-    content = serializers.CharField(max_length=MAX_CONTENT, allow_blank=True, default="",
+    content = serializers.CharField(max_length=WORKING_CONTENT_CHARS, allow_blank=True, default="",
                                     trim_whitespace=False)
     is_foundational = serializers.BooleanField(default=False)
 
@@ -110,7 +113,8 @@ class WorkingSetOutSerializer(serializers.Serializer):
 
 
 class WorkingSetQuerySerializer(_StrictSerializer):
-    limit = serializers.IntegerField(min_value=1, max_value=5000, default=500)
+    limit = serializers.IntegerField(min_value=1, max_value=WORKING_SET_PAGE_MAX,
+                                     default=WORKING_SET_PAGE)
 
 
 def _valid(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
@@ -140,12 +144,7 @@ class _WorkingSetView(APIView):
     permission_classes = [scope_required("working-set")]
 
     def _apply(self, call: Any, **kwargs: Any) -> WorkingSetChange:
-        try:
-            change: WorkingSetChange = call(owner=_owner(self.request), **kwargs)
-        except SessionNotFound as error:
-            raise NotFound(NO_SESSION) from error
-        except TurnWentBackwards as error:
-            raise ValidationError({"turn": str(error)}) from error
+        change: WorkingSetChange = call(owner=_owner(self.request), **kwargs)
         return change
 
 
@@ -159,7 +158,7 @@ class WorkingSetView(_WorkingSetView):
         query = _valid(WorkingSetQuerySerializer, request.query_params.dict())
         view = working_set_view(owner=_owner(request), key=session_id, limit=query["limit"])
         if view is None:
-            raise NotFound(NO_SESSION)
+            raise SessionNotFound()
         return Response(asdict(view))
 
 

@@ -11,6 +11,13 @@ from django.db.models.fields.json import KeyTextTransform
 from ulid import ULID
 
 from memory import clock
+from memory.limits import (
+    NAMESPACE_CHARS,
+    OBSERVATION_CATEGORY_CHARS,
+    OBSERVATION_TOPIC_CHARS,
+    SOURCE_CHARS,
+    ULID_CHARS,
+)
 from memory.models.taxonomy import Valence
 
 
@@ -27,26 +34,26 @@ class ObservationStatus(models.TextChoices):
 
 
 class Observation(models.Model):
-    id = models.CharField(primary_key=True, max_length=26, default=new_observation_id,
+    id = models.CharField(primary_key=True, max_length=ULID_CHARS, default=new_observation_id,
                           editable=False)
     # sha256 of (source, category, the producer's key): the same analyzer on the same events
     # yields this key again, and the database keeps one row.
     dedup_key = models.CharField(max_length=64, unique=True, editable=False)
-    source = models.CharField(max_length=200)
+    source = models.CharField(max_length=SOURCE_CHARS)
     timestamp = models.DateTimeField(help_text="When what it observes happened.")
     recorded_at = models.DateTimeField(default=clock.now, editable=False)
-    category = models.CharField(max_length=64)
+    category = models.CharField(max_length=OBSERVATION_CATEGORY_CHARS)
     actors = models.JSONField(default=list, blank=True,
                               help_text='[{"name" or "key", "role"}, ...]')
-    topic = models.CharField(max_length=300, blank=True, default="")
+    topic = models.CharField(max_length=OBSERVATION_TOPIC_CHARS, blank=True, default="")
     sentiment = models.CharField(max_length=10, choices=Valence.choices, default=Valence.NEUTRAL)
     sentiment_score = models.FloatField(default=0.0)
     payload_typed = models.JSONField(default=dict, blank=True)
     correlation_session = models.TextField(blank=True, default="")
     correlation_thread = models.TextField(blank=True, default="")
     correlation_parent = models.TextField(blank=True, default="")
-    target_namespace = models.CharField(max_length=255)
-    event_ids = ArrayField(models.CharField(max_length=26), default=list, blank=True,
+    target_namespace = models.CharField(max_length=NAMESPACE_CHARS)
+    event_ids = ArrayField(models.CharField(max_length=ULID_CHARS), default=list, blank=True,
                            help_text="The MemoryEvents it was derived from (provenance).")
     status = models.CharField(max_length=12, choices=ObservationStatus.choices,
                               default=ObservationStatus.PENDING)

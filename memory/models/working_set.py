@@ -12,16 +12,17 @@ from django.db import models
 from django.db.models import Q
 
 from memory import clock
+from memory.limits import MEM_ID_CHARS, SESSION_KEY_CHARS
 from memory.working_set.engine import DEFAULT_BASELINE_STABILITY, DEFAULT_EVICTION_THRESHOLD
 
-SESSION_KEY_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._:-]{0,199}"
+SESSION_KEY_PATTERN = rf"[A-Za-z0-9][A-Za-z0-9._:-]{{0,{SESSION_KEY_CHARS - 1}}}"
 
 
 class WorkingSession(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="working_sessions"
     )
-    key = models.CharField(max_length=200, help_text="The agent's own session id.")
+    key = models.CharField(max_length=SESSION_KEY_CHARS, help_text="The agent's own session id.")
     turn = models.BigIntegerField(default=0, help_text="The latest turn a request carried.")
     eviction_threshold = models.FloatField(default=DEFAULT_EVICTION_THRESHOLD)
     baseline_stability = models.FloatField(default=DEFAULT_BASELINE_STABILITY)
@@ -39,7 +40,7 @@ class WorkingSession(models.Model):
 
 class WorkingItem(models.Model):
     session = models.ForeignKey(WorkingSession, on_delete=models.CASCADE, related_name="items")
-    mem_id = models.CharField(max_length=200)
+    mem_id = models.CharField(max_length=MEM_ID_CHARS)
     content = models.TextField(blank=True, default="")
     is_foundational = models.BooleanField(default=False)
     stability = models.FloatField()

@@ -15,6 +15,7 @@ from django.db import connection, transaction
 from django.db.models import BooleanField, QuerySet, TextField
 from django.db.models.expressions import RawSQL
 
+from memory.errors import Invalid
 from memory.models.events import MemoryEvent
 from memory.selectors.commit_horizon import committed
 
@@ -22,8 +23,10 @@ Position = tuple[int, str]
 _TABLE = MemoryEvent._meta.db_table
 
 
-class BadCursor(ValueError):
+class BadCursor(Invalid):
     """A cursor that no selector handed out."""
+
+    default_fields = {"cursor": "Not a cursor handed out by this API."}
 
 
 def position_parse(cursor: Any) -> Position | None:
@@ -41,7 +44,7 @@ def position_parse(cursor: Any) -> Position | None:
         and len(cursor[1]) <= 26
     ):
         return cursor[0], cursor[1]
-    raise BadCursor("not a cursor handed out by Cortex")
+    raise BadCursor()
 
 
 def _beyond(queryset: QuerySet[MemoryEvent], position: Position, *, descending: bool) -> Any:
@@ -99,6 +102,19 @@ def _ordered_by_an_index() -> Iterator[None]:
         cursor.execute("SELECT set_config('enable_sort', %s, true)", [previous])
 
 
+STREAM_PREFIX = "type:"
+
+
+def stream_filter(source: str) -> dict[str, str]:
+    """What a reader's `source` selects: one source, or a stream `type:<type>/<subtype>`, the
+    events of that type from every source (free-text memories: `type:memory/text`), read in
+    commit order through the (type, subtype, txid, id) index."""
+    if source.startswith(STREAM_PREFIX):
+        type_, _, subtype = source[len(STREAM_PREFIX):].partition("/")
+        return {"type": type_, "subtype": subtype}
+    return {"source": source}
+
+
 def event_batch_after(
     *, cursor: Any, limit: int, source: str | None = None, lean: bool = False
 ) -> tuple[list[MemoryEvent], Any]:
@@ -109,7 +125,7 @@ def event_batch_after(
     position = position_parse(cursor)
     queryset = committed(MemoryEvent.objects.all())
     if source is not None:
-        queryset = queryset.filter(source=source)
+        queryset = queryset.filter(**stream_filter(source))
     if position is not None:
         queryset = _beyond(queryset, position, descending=False)
     queryset = queryset.order_by("txid", "id")[:limit]

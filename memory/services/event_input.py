@@ -12,25 +12,21 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memory import clock, redaction
+from memory.errors import Invalid, TooLarge
+from memory.limits import EVENT_SOURCE_ID_CHARS as MAX_SOURCE_ID_CHARS
+from memory.limits import EVENT_TEXT_CHARS as MAX_TEXT_CHARS
+from memory.limits import IDEMPOTENCY_KEY_CHARS
 
-MAX_SOURCE_ID_CHARS = 512
-MAX_TEXT_CHARS = 255
 TEXT_FIELDS = ("type", "subtype", "actor", "project")
 CORRELATION_FIELDS = ("session", "thread", "parent")
 SERVER_OWNED = frozenset({"id", "recorded_at", "source", "redaction_count", "txid"})
 ALLOWED = frozenset({"source_id", "occurred_at", "correlation", "payload", *TEXT_FIELDS})
 _CORRELATION_SET = frozenset(CORRELATION_FIELDS)
 
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+TOO_LARGE = "A payload is over the size limit."
+
 Errors = dict[str, Any]
-
-
-class EventsRejected(Exception):
-    """The batch is refused as a whole. `fields` maps event index -> field -> message."""
-
-    def __init__(self, fields: dict[str, Any], *, too_large: bool = False) -> None:
-        super().__init__("events rejected")
-        self.fields = fields
-        self.too_large = too_large
 
 
 @dataclass(frozen=True)
@@ -212,12 +208,25 @@ def _sanitized_row(
     return row, {}, False
 
 
+def _refusal(fields: Errors, *, too_large: bool) -> Invalid:
+    return TooLarge(TOO_LARGE, fields=fields) if too_large else Invalid(fields=fields)
+
+
+def event_one_parse(event: Any, *, max_payload_bytes: int) -> EventRow:
+    """One event, checked and sanitized, or Invalid (TooLarge) naming its bad fields."""
+    row, errors, over = event_row_parse(event, max_payload_bytes=max_payload_bytes)
+    if row is None:
+        raise _refusal(errors, too_large=over)
+    return row
+
+
 def event_rows_parse(
     events: Sequence[Any], *, max_batch: int, max_payload_bytes: int
 ) -> list[EventRow]:
-    """All events of a batch, checked and sanitized, or EventsRejected naming every problem."""
+    """All events of a batch, checked and sanitized, or Invalid (TooLarge when a payload is
+    over the limit) naming every problem: fields {"events": {index: {field: problem}}}."""
     if len(events) > max_batch:
-        raise EventsRejected({"events": f"At most {max_batch} events per batch."})
+        raise Invalid(fields={"events": f"At most {max_batch} events per request."})
     rows: list[EventRow] = []
     problems: dict[str, Any] = {}
     too_large = False
@@ -229,5 +238,28 @@ def event_rows_parse(
         else:
             rows.append(row)
     if problems:
-        raise EventsRejected(problems, too_large=too_large)
+        raise _refusal({"events": problems}, too_large=too_large)
     return rows
+
+
+def event_post_split(body: Any, idempotency_key: str | None) -> list[Any] | None:
+    """What POST /api/events/ carries: the events of a batch, or None for one event (the body
+    itself). Invalid when the body is neither, or the Idempotency-Key is misused."""
+    if not isinstance(body, Mapping):
+        raise Invalid(fields={"non_field_errors": 'Send one event object or {"events": [...]}.'})
+    if "events" not in body:
+        if idempotency_key is not None and (
+            not idempotency_key.strip() or len(idempotency_key) > IDEMPOTENCY_KEY_CHARS
+        ):
+            limit = IDEMPOTENCY_KEY_CHARS
+            raise Invalid(fields={IDEMPOTENCY_HEADER: f"Must be 1 to {limit} characters."})
+        return None
+    if idempotency_key is not None:
+        raise Invalid(fields={IDEMPOTENCY_HEADER: "Only for single events."})
+    extra = sorted(str(key) for key in body if key != "events")
+    if extra:
+        raise Invalid(fields={key: "Unknown field beside events." for key in extra})
+    events = body["events"]
+    if not isinstance(events, list):
+        raise Invalid(fields={"events": "Must be a list of events."})
+    return events

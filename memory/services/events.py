@@ -14,18 +14,27 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from memory import clock
+from memory.errors import Unprocessable
 from memory.event_ids import new_event_ids
+from memory.limits import SOURCE_CHARS
 from memory.models.events import MemoryEvent
-from memory.services.event_input import EventRow, EventsRejected, event_rows_parse
+from memory.services.event_input import (
+    IDEMPOTENCY_HEADER,
+    EventRow,
+    event_one_parse,
+    event_post_split,
+    event_rows_parse,
+)
 from memory.services.sql import jsonb_param, server_bound_cursor
 
 __all__ = [
     "EventAppendResult",
-    "EventsRejected",
     "IdempotencyKeyConflict",
     "PreparedEvents",
+    "event_append",
     "event_append_keyed",
     "event_append_many",
+    "event_append_posted",
     "event_append_prepared",
     "event_batch_prepare",
 ]
@@ -73,13 +82,17 @@ class EventAppendResult:
     created: bool
 
 
-class IdempotencyKeyConflict(Exception):
+class IdempotencyKeyConflict(Unprocessable):
     """The Idempotency-Key was already used with a different body."""
+
+    default_code = "idempotency_key_reused"
+    default_message = "This Idempotency-Key was already used with a different body."
+    default_fields = {IDEMPOTENCY_HEADER: "Already used with a different body."}
 
 
 def _checked_source(source: str) -> str:
-    if not isinstance(source, str) or not source.strip() or len(source) > 200:
-        raise ValueError("source must be a non-empty string of at most 200 characters")
+    if not isinstance(source, str) or not source.strip() or len(source) > SOURCE_CHARS:
+        raise ValueError(f"source must be a non-empty string of at most {SOURCE_CHARS} characters")
     return source
 
 
@@ -131,14 +144,18 @@ class PreparedEvents:
 
 
 def event_batch_prepare(*, source: str, events: Sequence[Mapping[str, Any]]) -> PreparedEvents:
-    """Check and sanitize a batch (up to CORTEX_MAX_BATCH) for `source`; EventsRejected
-    naming every problem if one event is wrong."""
+    """Check and sanitize a batch (up to CORTEX_MAX_BATCH) for `source`; Invalid (TooLarge)
+    naming every problem if one event is wrong (see event_rows_parse)."""
     source = _checked_source(source)
     rows = event_rows_parse(
         events,
         max_batch=settings.CORTEX_MAX_BATCH,
         max_payload_bytes=settings.CORTEX_MAX_PAYLOAD_BYTES,
     )
+    return _prepared(source, rows)
+
+
+def _prepared(source: str, rows: list[EventRow]) -> PreparedEvents:
     firsts: dict[str, EventRow] = {}
     for row in rows:
         firsts.setdefault(row.source_id, row)
@@ -165,10 +182,29 @@ def event_append_many(
 ) -> list[EventAppendResult]:
     """Append a batch (up to CORTEX_MAX_BATCH) under `source`; one result per event, in order.
 
-    Sanitizes every string, refuses the whole batch (EventsRejected) if one event is wrong,
+    Sanitizes every string, refuses the whole batch (Invalid, TooLarge) if one event is wrong,
     and stores each (source, source_id) once: repeats answer the stored id, created=False.
     """
     return event_append_prepared(batch=event_batch_prepare(source=source, events=events))
+
+
+def event_append(*, source: str, event: Mapping[str, Any]) -> EventAppendResult:
+    """Append one event; Invalid (TooLarge) names its own bad fields."""
+    source = _checked_source(source)
+    row = event_one_parse(event, max_payload_bytes=settings.CORTEX_MAX_PAYLOAD_BYTES)
+    return event_append_prepared(batch=_prepared(source, [row]))[0]
+
+
+def event_append_posted(
+    *, source: str, body: Any, idempotency_key: str | None
+) -> list[EventAppendResult]:
+    """What POST /api/events/ asks: one event (under an Idempotency-Key or not) or a batch."""
+    events = event_post_split(body, idempotency_key)
+    if events is not None:
+        return event_append_many(source=source, events=events)
+    if idempotency_key is None:
+        return [event_append(source=source, event=body)]
+    return [event_append_keyed(source=source, event=body, idempotency_key=idempotency_key)]
 
 
 def _results(
@@ -197,7 +233,7 @@ def _body_digest(event: Mapping[str, Any]) -> str:
 def _answer_for_key(stored: tuple[str, str], digest: str) -> EventAppendResult:
     body_sha256, event_id = stored
     if body_sha256 != digest:
-        raise IdempotencyKeyConflict("this Idempotency-Key was used with a different body")
+        raise IdempotencyKeyConflict()
     source_id = MemoryEvent.objects.values_list("source_id", flat=True).get(id=event_id)
     return EventAppendResult(event_id, source_id, False)
 
@@ -221,13 +257,13 @@ def event_append_keyed(
     first result (created=False); with another body, IdempotencyKeyConflict and nothing written.
     """
     source = _checked_source(source)
-    event_rows_parse([event], max_batch=1, max_payload_bytes=settings.CORTEX_MAX_PAYLOAD_BYTES)
+    row = event_one_parse(event, max_payload_bytes=settings.CORTEX_MAX_PAYLOAD_BYTES)
     key_hash, digest = _sha256(idempotency_key.encode()), _body_digest(event)
     with transaction.atomic():
         stored = _stored_key(source, key_hash)
         if stored is not None:
             return _answer_for_key(stored, digest)
-        result = event_append_many(source=source, events=[event])[0]
+        result = event_append_prepared(batch=_prepared(source, [row]))[0]
         if not _key_insert(source, key_hash, digest, result.id, clock.now()):
             stored = _stored_key(source, key_hash)
             assert stored is not None

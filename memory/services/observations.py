@@ -18,6 +18,22 @@ import orjson
 from django.db import transaction
 
 from memory import clock, redaction
+from memory.errors import Invalid, TooLarge
+from memory.limits import (
+    NAMESPACE_CHARS,
+    OBSERVATION_ACTOR_CHARS,
+    OBSERVATION_CATEGORY_CHARS,
+    OBSERVATION_CORRELATION_CHARS,
+    OBSERVATION_DEDUP_KEY_CHARS,
+    OBSERVATION_TOPIC_CHARS,
+    SOURCE_CHARS,
+    ULID_CHARS,
+)
+from memory.limits import OBSERVATION_ACTORS as MAX_ACTORS
+from memory.limits import OBSERVATION_BATCH as MAX_BATCH
+from memory.limits import OBSERVATION_DEPTH as MAX_DEPTH
+from memory.limits import OBSERVATION_EVENT_IDS as MAX_EVENT_IDS
+from memory.limits import OBSERVATION_PAYLOAD_BYTES as MAX_PAYLOAD_BYTES
 from memory.models.events import MemoryEvent
 from memory.models.observations import ObservationStatus, new_observation_id
 from memory.models.taxonomy import Valence
@@ -25,26 +41,14 @@ from memory.observation_schemas import payload_errors
 from memory.services.retain import retain_enqueue
 from memory.services.sql import jsonb_param, server_bound_cursor
 
-MAX_BATCH = 5000
-MAX_EVENT_IDS = 1000
-MAX_ACTORS = 50
-MAX_PAYLOAD_BYTES = 64 * 1024
-MAX_DEPTH = 32
 NAMESPACE = re.compile(r"^[a-z][a-z0-9_-]*(?::[A-Za-z0-9_.*@+-]+)*$")
 REQUIRED = ("source", "category", "timestamp", "target_namespace", "payload_typed")
 FIELDS = {"source", "category", "timestamp", "target_namespace", "topic", "actors", "sentiment",
           "sentiment_score", "payload_typed", "correlation", "event_ids", "dedup_key"}
 
+INVALID = "The observation is invalid."
+
 Errors = dict[str, Any]
-
-
-class ObservationInvalid(Exception):
-    """Bad input; `fields` says what is wrong, by field (by index for a batch)."""
-
-    def __init__(self, fields: Errors, *, too_large: bool = False) -> None:
-        super().__init__("invalid observation")
-        self.fields = fields
-        self.too_large = too_large
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,8 @@ def _actors_ok(value: Any) -> bool:
     if not isinstance(value, list | tuple) or len(value) > MAX_ACTORS:
         return False
     return all(
-        isinstance(a, Mapping) and all(isinstance(v, str) and len(v) <= 500 for v in a.values())
+        isinstance(a, Mapping)
+        and all(isinstance(v, str) and len(v) <= OBSERVATION_ACTOR_CHARS for v in a.values())
         and (a.get("name") or a.get("key")) and a.get("role")
         for a in value
     )
@@ -86,7 +91,7 @@ def _actors_ok(value: Any) -> bool:
 
 def _event_ids_ok(value: Any) -> bool:
     return isinstance(value, list | tuple) and len(value) <= MAX_EVENT_IDS and all(
-        isinstance(i, str) and 0 < len(i) <= 26 for i in value
+        isinstance(i, str) and 0 < len(i) <= ULID_CHARS for i in value
     )
 
 
@@ -118,7 +123,8 @@ def _correlation(value: Any) -> dict[str, str] | None:
         return {"session": "", "thread": "", "parent": ""}
     if not isinstance(value, Mapping) or set(value) - {"session", "thread", "parent"}:
         return None
-    if not all(isinstance(v, str) and len(v) <= 500 for v in value.values()):
+    if not all(isinstance(v, str) and len(v) <= OBSERVATION_CORRELATION_CHARS
+               for v in value.values()):
         return None
     return {key: str(value.get(key) or "") for key in ("session", "thread", "parent")}
 
@@ -129,36 +135,40 @@ def _score(value: Any) -> float | None:
     return float(value)
 
 
+_MESSAGES = {
+    "source": f"Must be 1 to {SOURCE_CHARS} characters.",
+    "category": f"Must be 1 to {OBSERVATION_CATEGORY_CHARS} characters.",
+    "timestamp": "Must be an ISO-8601 date-time with a time zone.",
+    "topic": f"Must be a string of at most {OBSERVATION_TOPIC_CHARS} characters.",
+    "sentiment_score": "Must be a number from -1 to 1.",
+    "correlation": "Must be an object with string session, thread and parent.",
+    "dedup_key": f"Must be a string of at most {OBSERVATION_DEDUP_KEY_CHARS} characters.",
+}
+
+
 def _check(data: Mapping[str, Any]) -> tuple[dict[str, Any], Errors]:
     """Every field checked; the clean values and the errors by field."""
     errors: Errors = {name: "Unknown field." for name in sorted(set(data) - FIELDS)}
     clean: dict[str, Any] = {
-        "source": _string(data.get("source"), 200, required=True),
-        "category": _string(data.get("category"), 64, required=True),
+        "source": _string(data.get("source"), SOURCE_CHARS, required=True),
+        "category": _string(data.get("category"), OBSERVATION_CATEGORY_CHARS, required=True),
         "timestamp": _timestamp(data.get("timestamp")),
         "target_namespace": data.get("target_namespace"),
-        "topic": _string(data.get("topic", ""), 300, required=False),
+        "topic": _string(data.get("topic", ""), OBSERVATION_TOPIC_CHARS, required=False),
         "actors": data.get("actors") or [],
         "sentiment": data.get("sentiment", Valence.NEUTRAL),
         "sentiment_score": _score(data.get("sentiment_score", 0.0)),
         "payload_typed": data.get("payload_typed"),
         "correlation": _correlation(data.get("correlation")),
         "event_ids": data.get("event_ids") or [],
-        "dedup_key": _string(data.get("dedup_key", ""), 255, required=False),
+        "dedup_key": _string(data.get("dedup_key", ""), OBSERVATION_DEDUP_KEY_CHARS,
+                             required=False),
     }
-    messages = {
-        "source": "Must be 1 to 200 characters.",
-        "category": "Must be 1 to 64 characters.",
-        "timestamp": "Must be an ISO-8601 date-time with a time zone.",
-        "topic": "Must be a string of at most 300 characters.",
-        "sentiment_score": "Must be a number from -1 to 1.",
-        "correlation": "Must be an object with string session, thread and parent.",
-        "dedup_key": "Must be a string of at most 255 characters.",
-    }
-    errors.update({name: message for name, message in messages.items() if clean[name] is None})
+    errors.update({name: message for name, message in _MESSAGES.items() if clean[name] is None})
     errors.update({name: "This field is required." for name in REQUIRED if name not in data})
     namespace = clean["target_namespace"]
-    if not isinstance(namespace, str) or len(namespace) > 255 or not NAMESPACE.match(namespace):
+    if (not isinstance(namespace, str) or len(namespace) > NAMESPACE_CHARS
+            or not NAMESPACE.match(namespace)):
         errors["target_namespace"] = "Must be a namespace path such as agent:claude-code:rc."
     if clean["sentiment"] not in _VALENCES:
         errors["sentiment"] = f"Must be one of: {', '.join(Valence.values)}."
@@ -210,11 +220,16 @@ def _unknown_events(batch: Sequence[Mapping[str, Any]]) -> set[str]:
     return wanted - found
 
 
-def _parse(observations: Sequence[Mapping[str, Any]], *,
-           check_events: bool) -> list[dict[str, Any]]:
-    if len(observations) > MAX_BATCH:
-        raise ObservationInvalid({"observations": f"At most {MAX_BATCH} per batch."})
-    batch, problems, too_large = [], {}, False
+def _refusal(fields: Errors, *, too_large: bool) -> Invalid:
+    return TooLarge(INVALID, fields=fields) if too_large else Invalid(INVALID, fields=fields)
+
+
+def _checked(observations: Sequence[Any], *,
+             check_events: bool) -> tuple[list[dict[str, Any]], Errors, bool]:
+    """The clean observations, the problems by index, and whether one was too large."""
+    batch: list[dict[str, Any]] = []
+    problems: Errors = {}
+    too_large = False
     for index, data in enumerate(observations):
         if not isinstance(data, Mapping):
             problems[str(index)] = {"non_field_errors": "Must be an object."}
@@ -232,9 +247,23 @@ def _parse(observations: Sequence[Mapping[str, Any]], *,
         for index, clean in enumerate(batch):
             if missing := sorted(set(clean["event_ids"]) & unknown):
                 problems[str(index)] = {"event_ids": f"Unknown events: {', '.join(missing[:10])}."}
+    return batch, problems, too_large
+
+
+def _parse(observations: Sequence[Any], *, check_events: bool) -> list[dict[str, Any]]:
+    if len(observations) > MAX_BATCH:
+        raise Invalid(INVALID, fields={"observations": f"At most {MAX_BATCH} per batch."})
+    batch, problems, too_large = _checked(observations, check_events=check_events)
     if problems:
-        raise ObservationInvalid(problems, too_large=too_large)
+        raise _refusal({"observations": problems}, too_large=too_large)
     return batch
+
+
+def _parse_one(data: Any) -> dict[str, Any]:
+    batch, problems, too_large = _checked([data], check_events=True)
+    if problems:
+        raise _refusal(problems["0"], too_large=too_large)
+    return batch[0]
 
 
 # One statement per batch, rows ordered by dedup key (concurrent batches wait on shared keys in
@@ -290,11 +319,16 @@ def _insert(rows: Sequence[Mapping[str, Any]]) -> dict[str, tuple[str, str]]:
 def observation_submit_many(
     *, observations: Sequence[Mapping[str, Any]], check_events: bool = True
 ) -> list[ObservationSubmitResult]:
-    """Store a batch of observations, all or none (ObservationInvalid names every problem).
+    """Store a batch of observations, all or none: Invalid (TooLarge when a payload is over
+    the limit) names every problem, fields {"observations": {index: {field: problem}}}.
     One already stored (same dedup key) is not stored again: its result has created=False;
     of equal ones inside the batch, the first is stored. `check_events=False` is for callers
     whose event ids come from the log itself (the analyzers): it skips one lookup."""
-    rows = [_row(clean) for clean in _parse(observations, check_events=check_events)]
+    return _store(_parse(observations, check_events=check_events))
+
+
+def _store(batch: Sequence[Mapping[str, Any]]) -> list[ObservationSubmitResult]:
+    rows = [_row(clean) for clean in batch]
     if not rows:
         return []
     with transaction.atomic():
@@ -331,8 +365,18 @@ def observation_submit(
         "actors": list(actors), "sentiment": sentiment, "sentiment_score": sentiment_score,
         "correlation": correlation, "event_ids": list(event_ids), "dedup_key": dedup_key,
     }
-    try:
-        return observation_submit_many(observations=[data])[0]
-    except ObservationInvalid as error:
-        raise ObservationInvalid(error.fields.get("0", error.fields),
-                                 too_large=error.too_large) from None
+    return observation_submit_one(data=data)
+
+
+def observation_submit_one(*, data: Any) -> ObservationSubmitResult:
+    """Store one observation given as a mapping; Invalid (TooLarge) names its bad fields."""
+    return _store([_parse_one(data)])[0]
+
+
+def observation_submit_posted(*, source: str, body: Any) -> ObservationSubmitResult:
+    """What POST /api/observations/ asks: one observation, stored under the poster's source."""
+    if not isinstance(body, Mapping):
+        raise Invalid(fields={"non_field_errors": "Send one observation object."})
+    if "source" in body:
+        raise Invalid(fields={"source": "Set by the server: the agent's own source."})
+    return observation_submit_one(data={**body, "source": source})

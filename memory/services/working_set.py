@@ -14,6 +14,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from memory import clock
+from memory.errors import NotFound
 from memory.models.working_set import WorkingItem, WorkingSession
 from memory.selectors.working_set import WorkingItemView, working_item_view, working_set_size
 from memory.working_set.base import TurnWentBackwards
@@ -23,8 +24,10 @@ __all__ = ["SessionNotFound", "TurnWentBackwards", "WorkingSetChange", "working_
            "working_item_register", "working_set_step"]
 
 
-class SessionNotFound(LookupError):
+class SessionNotFound(NotFound):
     """No working set exists for this session (nothing was ever registered in it)."""
+
+    default_message = "No working set for this session: register an item first."
 
 
 @dataclass(frozen=True)
@@ -42,16 +45,17 @@ def _session_locked(*, owner: User, key: str, create: bool) -> WorkingSession:
         WorkingSession.objects.get_or_create(owner=owner, key=key)
     session = WorkingSession.objects.select_for_update().filter(owner=owner, key=key).first()
     if session is None:
-        raise SessionNotFound(key)
+        raise SessionNotFound()
     return session
 
 
 def _advance(*, session: WorkingSession, turn: int) -> list[str]:
     """Move the session to `turn`; evict what decayed by then; return the evicted ids."""
     if turn < session.turn:
-        raise TurnWentBackwards(
-            f"Turn {turn} is before turn {session.turn}, which this session has already reached."
-        )
+        reached = session.turn
+        raise TurnWentBackwards(fields={
+            "turn": f"Turn {turn} is before turn {reached}, which this session has already reached."
+        })
     due = session.items.filter(evicted_turn__isnull=True, evicts_at_turn__lte=turn)
     evicted = list(due.order_by("evicts_at_turn", "mem_id").values_list("mem_id", flat=True))
     if evicted:

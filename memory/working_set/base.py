@@ -13,10 +13,12 @@ from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Hashable, Iterator
 
+from memory.errors import Invalid
+
 Rank = tuple[float, ...]
 
 
-class InvalidParameter(ValueError):
+class InvalidParameter(Invalid, ValueError):
     """A policy parameter or a method argument is out of its domain."""
 
 

@@ -9,9 +9,10 @@ from django.db import connection, transaction
 from django.db.utils import DatabaseError
 from django.test.utils import CaptureQueriesContext
 
+from memory.errors import Invalid, TooLarge
 from memory.models.events import EventImmutableError, MemoryEvent
 from memory.selectors.events import event_batch_after
-from memory.services.events import EventsRejected, event_append_many
+from memory.services.events import event_append_many
 
 pytestmark = pytest.mark.django_db
 
@@ -154,22 +155,21 @@ def test_a_batch_of_1000_is_a_handful_of_statements() -> None:
     ],
 )
 def test_a_bad_event_rejects_the_whole_batch(event: dict[str, object], field: str) -> None:
-    with pytest.raises(EventsRejected) as rejected:
+    with pytest.raises(Invalid) as rejected:
         event_append_many(source="test", events=[{"source_id": "good"}, event])
-    assert field in rejected.value.fields["1"]
+    assert field in rejected.value.fields["events"]["1"]
     assert MemoryEvent.objects.count() == 0
 
 
 def test_a_payload_over_the_limit_is_refused(settings: object) -> None:
     settings.CORTEX_MAX_PAYLOAD_BYTES = 1000  # type: ignore[attr-defined]
-    with pytest.raises(EventsRejected) as rejected:
+    with pytest.raises(TooLarge):
         event_append_many(source="test", events=[{"source_id": "a", "payload": {"x": "y" * 2000}}])
-    assert rejected.value.too_large
     assert MemoryEvent.objects.count() == 0
 
 
 def test_a_batch_over_1000_is_refused() -> None:
-    with pytest.raises(EventsRejected) as rejected:
+    with pytest.raises(Invalid) as rejected:
         event_append_many(source="test", events=[{"source_id": str(i)} for i in range(1001)])
     assert "events" in rejected.value.fields
     assert MemoryEvent.objects.count() == 0
