@@ -1,5 +1,6 @@
 from memory.admin import (  # noqa: F401
     agents,
+    compiled_truth,
     entities,
     events,
     observations,

@@ -50,3 +50,7 @@ def scope_required(scope: str) -> type[BasePermission]:
 
     ScopeRequired.__name__ = ScopeRequired.__qualname__ = f"ScopeRequired[{scope}]"
     return ScopeRequired
+
+
+# The operator: a staff user's session, or an agent holding the `operator` scope.
+IsOperator = scope_required(Scope.OPERATOR)

@@ -1,5 +1,6 @@
 from django.urls import path, re_path
 
+from memory.api import compiled as compiled_api
 from memory.api import events, health, observations
 from memory.api import working_set as working_set_api
 from memory.models.working_set import SESSION_KEY_PATTERN
@@ -22,4 +23,8 @@ urlpatterns += [
 urlpatterns += [
     path("observations/", observations.ObservationsView.as_view(), name="observations"),
     path("profile/", observations.ProfileView.as_view(), name="profile"),
+]
+urlpatterns += [
+    path("rebuild/compiled/<path:key>/", compiled_api.CompiledRebuildView.as_view(),
+         name="rebuild-compiled"),
 ]

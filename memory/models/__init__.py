@@ -1,6 +1,7 @@
 """memory's models, one module per thing; imported from here by the rest of the code."""
 
 from memory.models.agents import Agent, Scope  # noqa: F401
+from memory.models.compiled_truth import CompiledTrigger, CompiledTruth  # noqa: F401
 from memory.models.embeddings import DedupState, EntityEmbedding  # noqa: F401
 from memory.models.events import EventIdempotencyKey, MemoryEvent  # noqa: F401
 from memory.models.facts import Conflict, ConflictStatus, Fact, FactEvidence, FactStatus  # noqa: F401
@@ -23,6 +24,8 @@ from memory.models.working_set import WorkingItem, WorkingSession  # noqa: F401
 
 __all__ = [
     "Agent",
+    "CompiledTrigger",
+    "CompiledTruth",
     "Conflict",
     "ConflictStatus",
     "DedupState",

@@ -3,7 +3,11 @@
 `graph` clears everything derived (never the raw event log), analyzes the log again in
 commit order and retains what it observes; it prints what it did and the graph's canonical
 digest. `graph --digest` only prints the digest of the graph as it is (compare it with the
-digest a rebuild prints: the incremental path and the replay must agree)."""
+digest a rebuild prints: the incremental path and the replay must agree).
+
+`cortex rebuild compiled KEY` writes a new compiled-truth version of one entity now, from
+the graph and the raw log (a faded entity's too: resurrection), and its file;
+`cortex rebuild compiled --all` does it for every entity not merged away."""
 
 from __future__ import annotations
 
@@ -11,7 +15,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from memory.errors import DomainError
 from memory.selectors.graph import graph_digest, graph_summary
+from memory.services.compiled_files import compiled_file_path
+from memory.services.compiled_truth import compiled_truth_rebuild, compiled_truth_rebuild_all
 from memory.services.locks import RetainBusy
 from memory.services.rebuild import graph_rebuild
 
@@ -25,8 +32,14 @@ class Command(BaseCommand):
         graph.add_argument("--yes", action="store_true", help="do not ask for confirmation")
         graph.add_argument("--digest", action="store_true",
                            help="print the current graph's digest and change nothing")
+        compiled = sub.add_parser("compiled", help="Layer 3: compiled truths, now")
+        compiled.add_argument("key", nargs="?", help="the entity's key")
+        compiled.add_argument("--all", action="store_true", help="every entity not merged")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["what"] == "compiled":
+            self._compiled(key=options["key"], every=options["all"])
+            return
         if options["digest"]:
             self.stdout.write(graph_digest())
             return
@@ -47,6 +60,24 @@ class Command(BaseCommand):
         self.stdout.write("routes: " + ", ".join(f"{k} {v}" for k, v in summary.routes.items()))
         self.stdout.write("graph: " + ", ".join(f"{k} {v}" for k, v in summary.counts.items()))
         self.stdout.write(f"digest {report.digest}")
+
+    def _compiled(self, *, key: str | None, every: bool) -> None:
+        if every == bool(key):
+            raise CommandError("give an entity's KEY or --all (not both)")
+        try:
+            if key:
+                version = compiled_truth_rebuild(key=key)
+            else:
+                report = compiled_truth_rebuild_all()
+        except DomainError as exc:
+            raise CommandError(exc.message) from None
+        if key:
+            entity = version.entity
+            path = compiled_file_path(namespace=entity.namespace.path, slug=entity.slug)
+            self.stdout.write(f"{entity.key}: version {version.version} -> {path}")
+            return
+        self.stdout.write(f"compiled {report.written} of {report.evaluated} entities; "
+                          f"{report.files} file(s) written")
 
     def _confirmed(self) -> bool:
         answer = input("This clears every entity, relation, fact and review, and rebuilds them "
