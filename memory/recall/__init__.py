@@ -1,0 +1,1 @@
+"""Recall's pure parts (no ORM): fusing the strategies' ranked lists and weighing strength."""

@@ -1,0 +1,83 @@
+"""Fusing ranked candidate lists from several strategies into one relevance, then weighing
+in strength as a bounded boost (docs/recall.md).
+
+Relevance comes first: a strategy's list is scored by `linear` fusion (each score divided by
+the list's best, times the strategy's weight, summed over strategies) or by `rrf`
+(reciprocal rank fusion, weight / (k + rank)). Strength then multiplies relevance by a
+factor within [faded_factor, 1 + strength_boost]: it reorders hits of similar relevance but
+can never bury a hit that is clearly more relevant.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+Fusion = Literal["linear", "rrf"]
+# An entity id, or (kind, id) for units of other kinds ("memory", 12), ("fact", 7).
+Ref = int | tuple[str, int]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One strategy's hit: what (an entity id, a memory id...), its native score (higher is
+    better), and what brought it (a matched fact, a relation...)."""
+
+    ref: Ref
+    score: float
+    via: str = ""
+
+
+@dataclass
+class Fused:
+    ref: Ref
+    relevance: float = 0.0
+    strategies: dict[str, float] = field(default_factory=dict)
+    via: list[str] = field(default_factory=list)
+
+
+def fuse(lists: Mapping[str, Sequence[Candidate]], *, weights: Mapping[str, float],
+         method: Fusion = "linear", rrf_k: float = 60.0) -> dict[Ref, Fused]:
+    """One relevance per candidate, over every strategy that found it (the union, not one
+    strategy's pool)."""
+    fused: dict[Ref, Fused] = {}
+    for strategy, candidates in lists.items():
+        weight = weights.get(strategy, 1.0)
+        best = max((c.score for c in candidates), default=0.0)
+        seen: set[Ref] = set()
+        for rank, candidate in enumerate(candidates, start=1):
+            if candidate.ref in seen:
+                continue
+            seen.add(candidate.ref)
+            if method == "rrf":
+                part = weight / (rrf_k + rank)
+            else:
+                part = weight * (candidate.score / best if best > 0 else 0.0)
+            entry = fused.setdefault(candidate.ref, Fused(candidate.ref))
+            entry.relevance += part
+            entry.strategies[strategy] = round(part, 6)
+            if candidate.via and candidate.via not in entry.via:
+                entry.via.append(candidate.via)
+    return fused
+
+
+def strength_factor(strength: float | None, *, pinned: bool, boost: float,
+                    threshold: float, faded_factor: float) -> float:
+    """The bounded boost: 1 + boost x min(strength, 1) (pinned counts as 1); an entity under
+    the injection threshold gets `faded_factor` instead, so it loses priority but stays."""
+    if pinned or (strength is not None and math.isinf(strength)):
+        return 1.0 + boost
+    value = max(0.0, strength or 0.0)
+    if value < threshold:
+        return faded_factor
+    return 1.0 + boost * min(value, 1.0)
+
+
+def rank(fused: Mapping[Ref, Fused], factors: Mapping[Ref, float], *,
+         limit: int) -> list[tuple[Fused, float]]:
+    """The `limit` best candidates by relevance x factor (ties: by relevance, then ref)."""
+    scored = [(entry, entry.relevance * factors.get(ref, 1.0)) for ref, entry in fused.items()]
+    scored.sort(key=lambda pair: (-pair[1], -pair[0].relevance, str(pair[0].ref)))
+    return scored[:limit]

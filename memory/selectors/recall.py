@@ -1,0 +1,283 @@
+"""Recall's strategies, each a ranked candidate list read in PostgreSQL (docs/recall.md).
+
+Short texts (names, claims) rank by `ts_rank`, which rewards covering more of the query's
+words; long ones (memories, compiled truth) by cover density normalized by length.
+Every strategy returns `Candidate`s (an id, a native score, what matched) for the entities
+(or memories) that pass the filters. The service fuses them; nothing here writes.
+
+- full-text: `cortex_tsv` / `cortex_tsq` (migration 0013) over entity names and aliases,
+  facts, memories and the current compiled truth, English and French, accent-insensitive;
+- trigram: similarity of the query's words and word pairs to entity aliases (misspellings);
+- vector: cosine similarity of the query's embedding to entity names and memories;
+- graph: one or two hops from the best candidates over relations visible at `at`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db import connection
+from django.db.models import Q
+
+from memory.config import DecayConfig
+from memory.models import Relation
+from memory.recall.fusion import Candidate
+from memory.retain.text import normalize
+from memory.selectors.relations import VISIBLE_NOW, WEIGHT_NOW, relation_with_weight
+
+
+@dataclass(frozen=True)
+class RecallFilters:
+    namespace: str = ""
+    memory_type: str = ""
+    referent: str = ""
+    project: str = ""
+    actor: str = ""
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where candidates may come from: the filters, the time (`at`) and, for a project
+    filter, the entities tied to the project (resolved once per recall)."""
+
+    filters: RecallFilters
+    at: datetime
+    temporal: bool
+    project_entities: tuple[int, ...] | None = None
+
+
+def _like_prefix(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + ":%"
+
+
+def _entity_where(scope: Scope, alias: str = "e") -> tuple[str, list[Any]]:
+    clauses: list[str] = [f"{alias}.status = 'active'"]
+    params: list[Any] = []
+    filters = scope.filters
+    if filters.namespace:
+        clauses.append(f"{alias}.namespace_id IN (SELECT id FROM memory_namespace "
+                       "WHERE path = %s OR path LIKE %s)")
+        params += [filters.namespace, _like_prefix(filters.namespace)]
+    for column in ("memory_type", "referent"):
+        if getattr(filters, column):
+            clauses.append(f"{alias}.{column} = %s")
+            params.append(getattr(filters, column))
+    if scope.project_entities is not None:
+        clauses.append(f"{alias}.id = ANY(%s)")
+        params.append(list(scope.project_entities))
+    if scope.temporal:
+        clauses.append(f"{alias}.created_at <= %s")
+        params.append(scope.at)
+    return " AND ".join(clauses), params
+
+
+def _memory_where(scope: Scope, alias: str = "m") -> tuple[str, list[Any]]:
+    clauses: list[str] = ["TRUE"]
+    params: list[Any] = []
+    if scope.filters.project:
+        clauses.append(f"{alias}.project = %s")
+        params.append(scope.filters.project)
+    if scope.filters.actor:
+        clauses.append(f"{alias}.actor = %s")
+        params.append(scope.filters.actor)
+    if scope.temporal:
+        clauses.append(f"{alias}.occurred_at <= %s")
+        params.append(scope.at)
+    return " AND ".join(clauses), params
+
+
+def _rows(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return list(cursor.fetchall())
+
+
+def _candidates(rows: Iterable[tuple[Any, ...]]) -> list[Candidate]:
+    return [Candidate(ref=row[0], score=float(row[1]), via=row[2] if len(row) > 2 else "")
+            for row in rows]
+
+
+# ---- full-text -------------------------------------------------------------------------
+
+def fulltext_names(*, query: str, scope: Scope, limit: int) -> list[Candidate]:
+    where, params = _entity_where(scope)
+    return _candidates(_rows(
+        f"""SELECT e.id, ts_rank(cortex_tsv(cortex_names(e.display_name, e.aliases)),
+                                 cortex_tsq(%s))
+            FROM memory_entity e
+            WHERE cortex_tsv(cortex_names(e.display_name, e.aliases)) @@ cortex_tsq(%s)
+              AND {where}
+            ORDER BY 2 DESC, e.id LIMIT %s""",
+        [query, query, *params, limit]))
+
+
+def fulltext_facts(*, query: str, scope: Scope, limit: int) -> list[Candidate]:
+    where, params = _entity_where(scope)
+    since = "AND f.first_seen_at <= %s" if scope.temporal else ""
+    return _candidates(_rows(
+        f"""SELECT f.entity_id, max(ts_rank(cortex_tsv(f.claim), cortex_tsq(%s))),
+                   'fact: ' || (array_agg(f.claim ORDER BY
+                       ts_rank(cortex_tsv(f.claim), cortex_tsq(%s)) DESC))[1]
+            FROM memory_fact f JOIN memory_entity e ON e.id = f.entity_id
+            WHERE cortex_tsv(f.claim) @@ cortex_tsq(%s) AND f.status <> 'rejected' {since}
+              AND {where}
+            GROUP BY f.entity_id ORDER BY 2 DESC, 1 LIMIT %s""",
+        [query, query, query, *([scope.at] if scope.temporal else []), *params, limit]))
+
+
+def fulltext_memories(*, query: str, scope: Scope, limit: int) -> list[Candidate]:
+    """Memories by text, best first: (memory id, rank)."""
+    where, params = _memory_where(scope)
+    return _candidates(_rows(
+        f"""SELECT m.id, ts_rank_cd(m.search, cortex_tsq(%s), 1) FROM memory_memory m
+            WHERE m.search @@ cortex_tsq(%s) AND {where}
+            ORDER BY 2 DESC, m.id LIMIT %s""",
+        [query, query, *params, limit]))
+
+
+def fulltext_compiled(*, query: str, scope: Scope, limit: int) -> list[Candidate]:
+    """Entities by the text of their current compiled truth (when Layer 3 holds one)."""
+    if "memory_compiledtruth" not in connection.introspection.table_names():
+        return []
+    where, params = _entity_where(scope)
+    return _candidates(_rows(
+        f"""SELECT c.entity_id, ts_rank_cd(cortex_tsv(c.markdown), cortex_tsq(%s), 1 | 32)
+            FROM memory_compiledtruth c JOIN memory_entity e ON e.id = c.entity_id
+            WHERE c.superseded_by_id IS NULL AND cortex_tsv(c.markdown) @@ cortex_tsq(%s)
+              AND {where}
+            ORDER BY 2 DESC, 1 LIMIT %s""",
+        [query, query, *params, limit]))
+
+
+def memory_entities(*, memory_ids: Sequence[int], scope: Scope) -> dict[int, list[int]]:
+    """Memory id -> the entities it mentions (that pass the filters)."""
+    if not memory_ids:
+        return {}
+    where, params = _entity_where(scope)
+    mentioned: dict[int, list[int]] = {}
+    for memory_id, entity_id in _rows(
+            f"""SELECT mm.memory_id, mm.entity_id FROM memory_memorymention mm
+                JOIN memory_entity e ON e.id = mm.entity_id
+                WHERE mm.memory_id = ANY(%s) AND {where} ORDER BY mm.id""",
+            [list(memory_ids), *params]):
+        mentioned.setdefault(memory_id, []).append(entity_id)
+    return mentioned
+
+
+# ---- trigram ---------------------------------------------------------------------------
+
+def query_grams(query: str, *, max_words: int = 12) -> list[str]:
+    """The query's words (3 letters or more) and adjacent word pairs, normalized like aliases,
+    plus the whole query when short: what a misspelled name is compared with."""
+    words = [w for w in normalize(query).split() if len(w) >= 3][:max_words]
+    grams = words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)]
+    whole = normalize(query)
+    if whole and len(whole.split()) <= 4:
+        grams.append(whole)
+    return sorted(set(grams))
+
+
+def trigram_names(*, query: str, scope: Scope, limit: int, threshold: float) -> list[Candidate]:
+    grams = query_grams(query)
+    if not grams:
+        return []
+    where, params = _entity_where(scope)
+    return _candidates(_rows(
+        f"""SELECT e.id, max(similarity(a.normalized, g)),
+                   'name: ' || (array_agg(a.normalized ORDER BY similarity(a.normalized, g)
+                                          DESC))[1]
+            FROM unnest(%s::text[]) AS g
+            JOIN memory_entityalias a ON a.normalized %% g
+            JOIN memory_entity e0 ON e0.id = a.entity_id
+            JOIN memory_entity e ON e.id = coalesce(e0.merged_into_id, e0.id)
+            WHERE similarity(a.normalized, g) >= %s AND {where}
+            GROUP BY e.id ORDER BY 2 DESC, 1 LIMIT %s""",
+        [grams, threshold, *params, limit]))
+
+
+# ---- vector ----------------------------------------------------------------------------
+
+def _vector_literal(vector: Sequence[float]) -> str:
+    return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
+
+
+def vector_names(*, vector: Sequence[float], scope: Scope, limit: int) -> list[Candidate]:
+    where, params = _entity_where(scope)
+    literal = _vector_literal(vector)
+    return _candidates(_rows(
+        f"""SELECT e.id, 1 - (v.vector <=> %s::vector) FROM memory_entityembedding v
+            JOIN memory_entity e ON e.id = v.entity_id
+            WHERE v.vector IS NOT NULL AND {where}
+            ORDER BY v.vector <=> %s::vector LIMIT %s""",
+        [literal, *params, literal, limit]))
+
+
+def vector_memories(*, vector: Sequence[float], scope: Scope, limit: int) -> list[Candidate]:
+    where, params = _memory_where(scope)
+    literal = _vector_literal(vector)
+    return _candidates(_rows(
+        f"""SELECT m.id, 1 - (v.vector <=> %s::vector) FROM memory_memoryembedding v
+            JOIN memory_memory m ON m.id = v.memory_id
+            WHERE {where}
+            ORDER BY v.vector <=> %s::vector LIMIT %s""",
+        [literal, *params, literal, limit]))
+
+
+# ---- graph -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Edge:
+    source: int
+    target: int
+    relation_type: str
+    weight: float
+
+
+def edges_of(*, entity_ids: Iterable[int], at: datetime, include_faded: bool, temporal: bool,
+             config: DecayConfig, limit: int) -> list[Edge]:
+    """The relations touching these entities, heaviest first, as weighed at `at`; only the
+    visible ones (weight >= the threshold) unless `include_faded`."""
+    ids = list(set(entity_ids))
+    if not ids:
+        return []
+    queryset = Relation.objects.filter(Q(source_id__in=ids) | Q(target_id__in=ids))
+    if temporal:
+        queryset = queryset.filter(created_at__lte=at)
+    rows = relation_with_weight(now=at, queryset=queryset, config=config)
+    if not include_faded:
+        rows = rows.filter(**{VISIBLE_NOW: True})
+    ranked = rows.order_by(f"-{WEIGHT_NOW}", "id").values_list(
+        "source_id", "target_id", "relation_type", WEIGHT_NOW)[:limit]
+    return [Edge(s, t, rtype, float(w)) for s, t, rtype, w in ranked]
+
+
+def project_entity_ids(*, project: str, limit: int = 5000) -> tuple[int, ...]:
+    """The entities tied to a project: the project itself (by name, in world:project) and its
+    direct neighbours, whatever their weight (a filter, not a ranking)."""
+    rows = _rows(
+        """WITH p AS (SELECT coalesce(e.merged_into_id, e.id) AS id FROM memory_entityalias a
+                      JOIN memory_namespace n ON n.id = a.namespace_id
+                      JOIN memory_entity e ON e.id = a.entity_id
+                      WHERE a.normalized = %s AND n.path LIKE 'world:project%%')
+           SELECT id FROM p
+           UNION SELECT r.target_id FROM memory_relation r JOIN p ON r.source_id = p.id
+           UNION SELECT r.source_id FROM memory_relation r JOIN p ON r.target_id = p.id
+           LIMIT %s""",
+        [normalize(project), limit])
+    return tuple(row[0] for row in rows)
+
+
+def fulltext_fact_rows(*, query: str, scope: Scope, limit: int) -> list[Candidate]:
+    """Facts by text, best first: (fact id, rank)."""
+    where, params = _entity_where(scope)
+    since = "AND f.first_seen_at <= %s" if scope.temporal else ""
+    return _candidates(_rows(
+        f"""SELECT f.id, ts_rank(cortex_tsv(f.claim), cortex_tsq(%s))
+            FROM memory_fact f JOIN memory_entity e ON e.id = f.entity_id
+            WHERE cortex_tsv(f.claim) @@ cortex_tsq(%s) AND f.status <> 'rejected' {since}
+              AND {where}
+            ORDER BY 2 DESC, 1 LIMIT %s""",
+        [query, query, *([scope.at] if scope.temporal else []), *params, limit]))

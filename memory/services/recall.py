@@ -1,0 +1,374 @@
+"""Recall (docs/recall.md): the union of every strategy's candidates, fused by relevance,
+weighed by strength as a bounded boost, each returned hit reinforced once in one statement.
+
+`unit="entity"` ranks entities (with the facts and memories that matched them);
+`unit="memory"` ranks the memories and facts themselves, with their provenance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from django.db.models import F, Value
+from django.db.models.functions import Greatest
+
+from memory import clock
+from memory.config import DecayConfig, RecallSection, config_get
+from memory.decay.sql import EntityColumns, strength_sql
+from memory.errors import Invalid
+from memory.models import Entity, Fact, Memory, MemoryEvent
+from memory.recall.fusion import Candidate, Fused, Ref, fuse, rank, strength_factor
+from memory.retain.embedders import embedder_get
+from memory.selectors import recall as strategies
+from memory.selectors.entities import STRENGTH_NOW, entity_with_strength
+from memory.selectors.recall import RecallFilters, Scope
+from memory.services.entities import entity_reinforce
+
+Unit = Literal["entity", "memory"]
+SNIPPET_CHARS = 240
+EDGE = "edge:"
+
+
+@dataclass
+class Hit:
+    kind: str  # entity | memory | fact
+    ref: str  # entity key, memory id, fact id
+    name: str
+    score: float
+    strength: float | None
+    pinned: bool
+    snippet: str
+    relations: list[str] = field(default_factory=list)
+    provenance: list[dict[str, str]] = field(default_factory=list)
+    matched: list[str] = field(default_factory=list)
+    strategies: dict[str, float] = field(default_factory=dict)
+    entity_id: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "kind": self.kind, "score": round(self.score, 6),
+            "strength": None if self.pinned else _finite(self.strength),
+            "pinned": self.pinned, "snippet": self.snippet, "relations": self.relations,
+            "provenance": self.provenance, "matched": self.matched,
+            "strategies": self.strategies,
+        }
+        if self.kind == "entity":
+            body.update(key=self.ref, name=self.name)
+        else:
+            body.update(id=self.ref, text=self.name)
+        return body
+
+
+@dataclass
+class RecallResult:
+    query: str
+    unit: Unit
+    hits: list[Hit]
+    reinforced: int = 0
+    strategies: tuple[str, ...] = ()
+
+
+def _finite(value: float | None) -> float | None:
+    return None if value is None or value == float("inf") else round(value, 6)
+
+
+def _section(config: DecayConfig) -> RecallSection:
+    if config.recall is None:
+        raise Invalid("The configuration has no recall section.", code="config",
+                      fields={"recall": "missing from config/decay.yaml"})
+    return config.recall
+
+
+def recall_run(
+    *, query: str, unit: Unit = "entity", filters: RecallFilters | None = None,
+    limit: int | None = None, as_of: datetime | None = None, include_faded: bool = False,
+    reinforce: bool = True, strategies_on: Collection[str] | None = None,
+    use_strength: bool = True, now: datetime | None = None, config: DecayConfig | None = None,
+) -> RecallResult:
+    """The best hits for `query`; `as_of` evaluates strengths and weights at that time (and
+    sees only what existed then); the hits are reinforced at `now` unless `reinforce=False`."""
+    config = config or config_get()
+    section = _section(config)
+    query = query.strip()
+    if not query:
+        raise Invalid("A query is required.", fields={"q": "This field is required."})
+    limit = limit or section.limit
+    if not 1 <= limit <= section.max_limit:
+        raise Invalid(f"limit must be within 1..{section.max_limit}.", fields={"limit": "range"})
+    now = now or clock.now()
+    filters = filters or RecallFilters()
+    scope = Scope(filters=filters, at=as_of or now, temporal=as_of is not None,
+                  project_entities=(strategies.project_entity_ids(project=filters.project)
+                                    if filters.project and unit == "entity" else None))
+    on = tuple(s for s in section.strategies if strategies_on is None or s in strategies_on)
+    if unit == "memory":
+        hits = _memory_hits(query=query, scope=scope, limit=limit, on=on,
+                            use_strength=use_strength, section=section, config=config)
+    else:
+        hits = _entity_hits(query=query, scope=scope, limit=limit, on=on,
+                            include_faded=include_faded, use_strength=use_strength,
+                            section=section, config=config)
+    reinforced = _reinforce(hits, now=now, config=config) if reinforce else 0
+    return RecallResult(query=query, unit=unit, hits=hits, reinforced=reinforced, strategies=on)
+
+
+# ---- entities --------------------------------------------------------------------------
+
+def _query_vector(query: str, config: DecayConfig) -> Sequence[float]:
+    embedder = embedder_get(config.retain.embedder)
+    return list(embedder.embed_query([query])[0])
+
+
+def _fulltext_entities(*, query: str, scope: Scope, section: RecallSection
+                       ) -> tuple[list[Candidate], dict[int, list[int]]]:
+    """Full-text over names, facts, memories and compiled truth, one list: an entity's
+    score is its best source's rank times that source's worth."""
+    n = section.candidates
+    sources = section.fulltext_sources
+    lists = {
+        "names": strategies.fulltext_names(query=query, scope=scope, limit=n),
+        "facts": strategies.fulltext_facts(query=query, scope=scope, limit=n),
+        "compiled": strategies.fulltext_compiled(query=query, scope=scope, limit=n),
+    }
+    memories = strategies.fulltext_memories(query=query, scope=scope, limit=n)
+    mentioned = strategies.memory_entities(memory_ids=[_id(c.ref) for c in memories],
+                                           scope=scope)
+    lists["memories"] = [Candidate(entity, c.score, f"memory {c.ref}")
+                         for c in memories for entity in mentioned.get(_id(c.ref), [])]
+    best: dict[Ref, Candidate] = {}
+    for source, candidates in lists.items():
+        top = max((c.score for c in candidates), default=0.0) or 1.0
+        for c in candidates:
+            score = sources[source] * c.score / top
+            if c.ref not in best or score > best[c.ref].score:
+                best[c.ref] = Candidate(c.ref, score, c.via)
+    ranked = sorted(best.values(), key=lambda c: (-c.score, str(c.ref)))
+    return ranked[:n], mentioned
+
+
+def _vector_entities(*, query: str, scope: Scope, section: RecallSection,
+                     config: DecayConfig) -> list[Candidate]:
+    vector = _query_vector(query, config)
+    n = section.candidates
+    names = strategies.vector_names(vector=vector, scope=scope, limit=n)
+    memories = strategies.vector_memories(vector=vector, scope=scope, limit=n)
+    mentioned = strategies.memory_entities(memory_ids=[_id(c.ref) for c in memories],
+                                           scope=scope)
+    best: dict[Ref, Candidate] = {c.ref: c for c in names}
+    for c in memories:
+        for entity in mentioned.get(_id(c.ref), []):
+            if entity not in best or c.score > best[entity].score:
+                best[entity] = Candidate(entity, c.score, f"memory {c.ref}")
+    return sorted(best.values(), key=lambda c: (-c.score, str(c.ref)))[:n]
+
+
+def _graph(*, seeds: Mapping[Ref, Fused], scope: Scope, include_faded: bool,
+           section: RecallSection, config: DecayConfig) -> list[Candidate]:
+    """Neighbours of the best candidates, one or two hops over (visible) relations."""
+    frontier = {_id(ref): entry.relevance for ref, entry in seeds.items()}
+    top = max(frontier.values(), default=0.0) or 1.0
+    frontier = {ref: value / top for ref, value in frontier.items()}
+    found: dict[int, Candidate] = {}
+    for _hop in range(section.graph_hops):
+        edges = strategies.edges_of(entity_ids=frontier, at=scope.at,
+                                    include_faded=include_faded, temporal=scope.temporal,
+                                    config=config, limit=section.candidates * 4)
+        following: dict[int, float] = {}
+        for edge in edges:
+            for near, far in ((edge.source, edge.target), (edge.target, edge.source)):
+                if near not in frontier or far in seeds:
+                    continue
+                score = frontier[near] * edge.weight * section.hop_decay
+                via = f"{EDGE}{edge.source}:{edge.relation_type}:{edge.target}"
+                if far not in found or score > found[far].score:
+                    found[far] = Candidate(far, score, via)
+                following[far] = max(following.get(far, 0.0), score)
+        frontier = following
+        if not frontier:
+            break
+    return sorted(found.values(), key=lambda c: (-c.score, str(c.ref)))[:section.candidates]
+
+
+def _entity_rows(ids: Collection[int], *, scope: Scope, config: DecayConfig) -> dict[int, Entity]:
+    queryset = Entity.objects.filter(id__in=list(ids)).only(
+        "id", "key", "display_name", "pinned", "namespace_id")
+    rows = entity_with_strength(now=scope.at, queryset=queryset, config=config)
+    return {entity.pk: entity for entity in rows}
+
+
+def _entity_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
+                 include_faded: bool, use_strength: bool, section: RecallSection,
+                 config: DecayConfig) -> list[Hit]:
+    n = section.candidates
+    lists: dict[str, list[Candidate]] = {}
+    mentioned: dict[int, list[int]] = {}
+    if "fulltext" in on:
+        lists["fulltext"], mentioned = _fulltext_entities(query=query, scope=scope,
+                                                          section=section)
+    if "trigram" in on:
+        lists["trigram"] = strategies.trigram_names(
+            query=query, scope=scope, limit=n, threshold=section.trigram_threshold)
+    if "vector" in on:
+        lists["vector"] = _vector_entities(query=query, scope=scope, section=section,
+                                           config=config)
+    fused = fuse(lists, weights=section.weights, method=section.fusion, rrf_k=section.rrf_k)
+    if "graph" in on and fused and section.graph_hops:
+        seeds = dict(sorted(fused.items(), key=lambda kv: -kv[1].relevance)[:section.graph_seeds])
+        lists["graph"] = _graph(seeds=seeds, scope=scope, include_faded=include_faded,
+                                section=section, config=config)
+        fused = fuse(lists, weights=section.weights, method=section.fusion, rrf_k=section.rrf_k)
+    rows = _entity_rows([_id(ref) for ref in fused], scope=scope, config=config)
+    fused = {ref: entry for ref, entry in fused.items() if _id(ref) in rows}
+    factors = {ref: _factor(rows[_id(ref)], section=section, config=config, on=use_strength)
+               for ref in fused}
+    ranked = rank(fused, factors, limit=limit)
+    names = {pk: entity.display_name for pk, entity in rows.items()}
+    return [_entity_hit(rows[_id(entry.ref)], entry, score, names=names)
+            for entry, score in ranked]
+
+
+def _factor(entity: Entity, *, section: RecallSection, config: DecayConfig, on: bool) -> float:
+    if not on:
+        return 1.0
+    return strength_factor(getattr(entity, STRENGTH_NOW), pinned=entity.pinned,
+                           boost=section.strength_boost,
+                           threshold=config.thresholds.entity_strength,
+                           faded_factor=section.faded_factor)
+
+
+def _edge_text(via: str, names: Mapping[int, str]) -> str:
+    source, relation_type, target = via.removeprefix(EDGE).split(":")
+    return (f"{names.get(int(source), source)} -{relation_type}-> "
+            f"{names.get(int(target), target)}")
+
+
+def _entity_hit(entity: Entity, entry: Fused, score: float, *, names: Mapping[int, str]) -> Hit:
+    relations = [_edge_text(via, names) for via in entry.via if via.startswith(EDGE)]
+    matched = [via for via in entry.via if not via.startswith(EDGE)]
+    snippet = next((via.removeprefix("fact: ") for via in matched if via.startswith("fact: ")),
+                   entity.display_name)
+    return Hit(kind="entity", ref=entity.key, name=entity.display_name, score=score,
+               strength=getattr(entity, STRENGTH_NOW), pinned=entity.pinned,
+               snippet=snippet[:SNIPPET_CHARS], relations=relations, matched=matched,
+               strategies=entry.strategies, entity_id=entity.pk)
+
+
+# ---- memories and facts ----------------------------------------------------------------
+
+def _memory_strength_rows(ids: Collection[int], *, at: datetime,
+                          config: DecayConfig) -> dict[int, Memory]:
+    cols = EntityColumns().replace(pos=Value(0), neg=Value(0), route=Value("normal"))
+    rows = Memory.objects.filter(id__in=list(ids)).annotate(
+        **{STRENGTH_NOW: strength_sql(now=at, config=config, cols=cols)})
+    return {m.pk: m for m in rows.select_related("event")}
+
+
+def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
+                 use_strength: bool, section: RecallSection, config: DecayConfig) -> list[Hit]:
+    n = section.candidates
+    lists: dict[str, list[Candidate]] = {}
+    if "fulltext" in on:
+        memories = strategies.fulltext_memories(query=query, scope=scope, limit=n)
+        facts = strategies.fulltext_fact_rows(query=query, scope=scope, limit=n)
+        worth = section.fulltext_sources
+        lists["fulltext"] = sorted(
+            [Candidate(("memory", _id(c.ref)), c.score * worth["memories"]) for c in memories]
+            + [Candidate(("fact", _id(c.ref)), c.score * worth["facts"]) for c in facts],
+            key=lambda c: -c.score)
+    if "vector" in on:
+        vector = _query_vector(query, config)
+        lists["vector"] = [Candidate(("memory", _id(c.ref)), c.score)
+                           for c in strategies.vector_memories(vector=vector, scope=scope,
+                                                               limit=n)]
+    fused = fuse(lists, weights=section.weights, method=section.fusion, rrf_k=section.rrf_k)
+    memories_by_id = _memory_strength_rows([ident for kind, ident in _refs(fused, "memory")],
+                                           at=scope.at, config=config)
+    facts_by_id = Fact.objects.select_related("entity").in_bulk(
+        [ident for kind, ident in _refs(fused, "fact")])
+    factors: dict[Ref, float] = {}
+    for kind, ident in _refs(fused):
+        if kind == "memory" and ident in memories_by_id:
+            factors[(kind, ident)] = _memory_factor(memories_by_id[ident], section, config,
+                                                    use_strength)
+        elif kind == "fact" and ident in facts_by_id:
+            factors[(kind, ident)] = 1.0
+        else:
+            fused.pop((kind, ident))
+    ranked = rank(fused, factors, limit=limit)
+    sources = _source_ids([e for f in facts_by_id.values() for e in f.event_ids[:5]])
+    hits = []
+    for entry, score in ranked:
+        kind, ident = _ref(entry.ref)
+        if kind == "memory":
+            hits.append(_memory_hit(memories_by_id[ident], entry, score))
+        else:
+            hits.append(_fact_hit(facts_by_id[ident], entry, score, sources))
+    return hits
+
+
+def _id(ref: Ref) -> int:
+    return ref if isinstance(ref, int) else ref[1]
+
+
+def _ref(ref: Ref) -> tuple[str, int]:
+    if isinstance(ref, int):
+        return "entity", ref
+    return ref
+
+
+def _refs(fused: Mapping[Ref, Fused], kind: str | None = None) -> list[tuple[str, int]]:
+    return [_ref(ref) for ref in fused if kind is None or _ref(ref)[0] == kind]
+
+
+def _memory_factor(memory: Memory, section: RecallSection, config: DecayConfig,
+                   on: bool) -> float:
+    if not on:
+        return 1.0
+    return strength_factor(getattr(memory, STRENGTH_NOW), pinned=memory.pinned,
+                           boost=section.strength_boost,
+                           threshold=config.thresholds.entity_strength,
+                           faded_factor=section.faded_factor)
+
+
+def _memory_hit(memory: Memory, entry: Fused, score: float) -> Hit:
+    provenance = [{"event_id": memory.event_id, "source_id": memory.source_id,
+                   "source": memory.source}]
+    return Hit(kind="memory", ref=str(memory.pk), name=memory.text, score=score,
+               strength=getattr(memory, STRENGTH_NOW), pinned=memory.pinned,
+               snippet=memory.text[:SNIPPET_CHARS], provenance=provenance,
+               strategies=entry.strategies)
+
+
+def _fact_hit(fact: Fact, entry: Fused, score: float,
+              sources: Mapping[str, tuple[str, str]]) -> Hit:
+    provenance = [{"event_id": eid, "source": sources[eid][0], "source_id": sources[eid][1]}
+                  for eid in fact.event_ids[:5] if eid in sources]
+    claim = fact.claim if fact.polarity > 0 else f"not: {fact.claim}"
+    return Hit(kind="fact", ref=str(fact.pk), name=claim, score=score, strength=None,
+               pinned=fact.entity.pinned, snippet=f"{fact.entity.display_name}: {claim}"[
+                   :SNIPPET_CHARS], provenance=provenance, matched=[fact.entity.key],
+               strategies=entry.strategies, entity_id=fact.entity_id)
+
+
+def _source_ids(event_ids: Collection[str]) -> dict[str, tuple[str, str]]:
+    rows = MemoryEvent.objects.filter(id__in=list(set(event_ids))).values_list(
+        "id", "source", "source_id")
+    return {eid: (source, source_id) for eid, source, source_id in rows}
+
+
+# ---- reinforcement ---------------------------------------------------------------------
+
+def _reinforce(hits: Sequence[Hit], *, now: datetime, config: DecayConfig) -> int:
+    """Each returned hit once: entities (and the entities of fact hits) in one statement,
+    memories in one statement."""
+    entity_ids = {h.entity_id for h in hits if h.entity_id is not None}
+    memory_ids = {int(h.ref) for h in hits if h.kind == "memory"}
+    count = entity_reinforce(entity_ids=entity_ids, now=now, config=config)
+    if memory_ids:
+        count += Memory.objects.filter(id__in=memory_ids).update(
+            retrieval_count=F("retrieval_count") + 1,
+            last_reinforced_at=Greatest(F("last_reinforced_at"), Value(now)))
+    return count

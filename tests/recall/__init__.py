@@ -1,0 +1,1 @@
+"""Recall: strategies, fusion, reinforcement."""

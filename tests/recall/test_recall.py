@@ -1,0 +1,171 @@
+"""Recall over a small hand-built graph: each strategy finds what only it can find, the
+thresholds and `as_of` hold, and every returned hit is reinforced exactly once."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.test import APIClient
+
+from memory.config import config_get
+from memory.models import Entity, EntityAlias, Fact, Relation
+from memory.retain.text import claim_lemmas, normalize
+from memory.services.embeddings import entity_embed_pending
+from memory.services.entities import entity_create
+from memory.services.recall import recall_run
+from memory.services.taxonomy import namespace_resolve, taxonomy_sync
+
+pytestmark = pytest.mark.django_db
+
+NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
+
+
+def _entity(path: str, slug: str, name: str, *, aliases: tuple[str, ...] = (),
+            at: datetime = NOW) -> Entity:
+    """An entity with its alias rows, as the Retain Job writes them."""
+    namespace = namespace_resolve(path=path)
+    entity = entity_create(namespace=namespace, slug=slug, display_name=name, aliases=aliases,
+                           now=at)
+    for alias in {normalize(name), *map(normalize, aliases)}:
+        EntityAlias.objects.create(namespace=namespace, normalized=alias, entity=entity)
+    return entity
+
+
+def _fact(entity: Entity, claim: str, *, polarity: int = 1, at: datetime = NOW) -> Fact:
+    lemmas = sorted(claim_lemmas(claim))
+    return Fact.objects.create(entity=entity, claim=claim, lemma_key=" ".join(lemmas),
+                               lemmas=lemmas, polarity=polarity, first_seen_at=at,
+                               last_seen_at=at)
+
+
+def _relate(source: Entity, target: Entity, relation_type: str, *, at: datetime) -> Relation:
+    config = config_get()
+    return Relation.objects.create(
+        source=source, target=target, relation_type=relation_type,
+        relation_class=config.graph.class_of(relation_type), last_reinforced_at=at,
+        created_at=at)
+
+
+@pytest.fixture
+def graph() -> dict[str, Entity]:
+    taxonomy_sync()
+    pnpm = _entity("agent:claude-code:instruction", "use-pnpm", "use pnpm, never npm")
+    _fact(pnpm, "always use pnpm to install packages")
+    _fact(pnpm, "utilise toujours pnpm pour installer les dépendances")
+    anya = _entity("world:person", "anya-kowalski", "Anya Kowalski", aliases=("anya",))
+    cortex = _entity("world:project", "cortex", "Cortex")
+    lyon = _entity("world:place", "lyon", "Lyon")
+    _relate(anya, cortex, "works_on", at=NOW - timedelta(days=1))
+    _relate(cortex, lyon, "located_in", at=NOW - timedelta(days=1))
+    return {"pnpm": pnpm, "anya": anya, "cortex": cortex, "lyon": lyon}
+
+
+def _keys(query: str, **kwargs: Any) -> list[str]:
+    kwargs.setdefault("strategies_on", ("fulltext", "trigram", "graph"))
+    kwargs.setdefault("reinforce", False)
+    return [hit.ref for hit in recall_run(query=query, now=NOW, **kwargs).hits]
+
+
+def test_an_english_and_a_french_query_find_the_same_instruction(graph: dict[str, Entity]) -> None:
+    key = graph["pnpm"].key
+    assert _keys("which package manager installs packages?")[0] == key
+    assert _keys("comment installer les dépendances ?")[0] == key
+    # accents do not matter either way
+    assert _keys("dependances installer")[0] == key
+
+
+def test_a_misspelled_name_is_found_by_trigrams(graph: dict[str, Entity]) -> None:
+    assert _keys("what does Anya Kowalzki work on", strategies_on=("trigram",))[0] == \
+        graph["anya"].key
+    assert graph["anya"].key not in _keys("Kowalzki", strategies_on=("fulltext",))
+
+
+def test_a_neighbour_is_found_through_a_visible_relation(graph: dict[str, Entity]) -> None:
+    result = recall_run(query="Anya Kowalski", now=NOW, reinforce=False,
+                        strategies_on=("fulltext", "graph"))
+    by_key = {hit.ref: hit for hit in result.hits}
+    assert graph["cortex"].key in by_key
+    assert by_key[graph["cortex"].key].relations == ["Anya Kowalski -works_on-> Cortex"]
+    # two hops: Lyon through Cortex
+    assert graph["lyon"].key in by_key
+    assert graph["lyon"].key not in _keys("Anya Kowalski", strategies_on=("fulltext",))
+
+
+def test_a_faded_relation_is_followed_only_with_include_faded(graph: dict[str, Entity]) -> None:
+    config = config_get()
+    sigma = config.graph.classes[config.graph.class_of("works_on")]
+    threshold = config.thresholds.relation_weight
+    faded_days = sigma * math.log(1 / threshold) + 1  # exp(-dt/sigma) < threshold
+    Relation.objects.filter(relation_type="works_on").update(
+        last_reinforced_at=NOW - timedelta(days=faded_days))
+    assert graph["cortex"].key not in _keys("Anya Kowalski", strategies_on=("fulltext", "graph"))
+    assert graph["cortex"].key in _keys("Anya Kowalski", strategies_on=("fulltext", "graph"),
+                                        include_faded=True)
+
+
+def test_as_of_returns_the_strength_of_that_time(graph: dict[str, Entity]) -> None:
+    anya = graph["anya"]
+    created = NOW - timedelta(days=40)
+    Entity.objects.filter(pk=anya.pk).update(last_reinforced_at=created, created_at=created)
+    as_of = NOW - timedelta(days=10)
+    (hit,) = [h for h in recall_run(query="Anya Kowalski", now=NOW, as_of=as_of,
+                                    reinforce=False, strategies_on=("fulltext",)).hits
+              if h.ref == anya.key]
+    # neutral, never recalled, no feedback, normal route: base x 0.5 ^ (30 / half-life)
+    expected = anya.base * 0.5 ** (30 / anya.half_life_days)
+    assert hit.strength == pytest.approx(expected, rel=1e-9)
+    before_it_existed = created - timedelta(days=1)
+    assert anya.key not in _keys("Anya Kowalski", as_of=before_it_existed)
+
+
+def test_each_returned_hit_is_reinforced_exactly_once(graph: dict[str, Entity]) -> None:
+    before = dict(Entity.objects.values_list("key", "retrieval_count"))
+    result = recall_run(query="Anya Kowalski Cortex", now=NOW,
+                        strategies_on=("fulltext", "trigram", "graph"))
+    returned = {hit.ref for hit in result.hits}
+    after = dict(Entity.objects.values_list("key", "retrieval_count"))
+    assert returned and result.reinforced == len(returned)
+    for key, count in after.items():
+        assert count == before[key] + (1 if key in returned else 0)
+    assert Entity.objects.get(key=graph["anya"].key).last_reinforced_at == NOW
+    recall_run(query="Anya Kowalski Cortex", now=NOW, reinforce=False)
+    assert dict(Entity.objects.values_list("key", "retrieval_count")) == after
+
+
+def test_an_entity_is_found_by_meaning_alone(graph: dict[str, Entity]) -> None:
+    database = _entity("world:artifact", "postgresql", "PostgreSQL relational database")
+    _entity("world:artifact", "banana-bread", "banana bread recipe")
+    entity_embed_pending()
+    query = "which SQL server stores our tables"
+    assert database.key not in _keys(query)  # no word in common
+    assert _keys(query, strategies_on=("vector",))[0] == database.key
+
+
+def test_strength_is_a_bounded_boost_not_a_burial(graph: dict[str, Entity]) -> None:
+    """A faded entity that matches the query clearly better still ranks first."""
+    weak = _entity("world:person", "marguerite-duras", "Marguerite Duras")
+    strong = _entity("world:person", "marguerite", "Marguerite")
+    Entity.objects.filter(pk=weak.pk).update(last_reinforced_at=NOW - timedelta(days=900))
+    Entity.objects.filter(pk=strong.pk).update(retrieval_count=50)
+    hits = recall_run(query="Marguerite Duras", now=NOW, reinforce=False,
+                      strategies_on=("fulltext",)).hits
+    assert hits[0].ref == weak.key
+    assert hits[0].strength is not None and hits[0].strength < 0.35
+
+
+def test_the_api_needs_the_scope_and_checks_its_input(graph: dict[str, Entity]) -> None:
+    client = APIClient()
+    assert client.get("/api/recall/", {"q": "Anya"}).status_code == 401
+    operator = get_user_model().objects.create_user("op", password="pw", is_staff=True)
+    client.force_login(operator)
+    response = client.get("/api/recall/", {"q": "Anya Kowalski", "reinforce": "false"})
+    assert response.status_code == 200, response.content
+    assert response.json()["hits"][0]["key"] == graph["anya"].key
+    bad = client.get("/api/recall/", {"q": "Anya", "limit": "0"})
+    assert bad.status_code == 400 and "limit" in bad.json()["error"]["fields"]
+    missing = client.get("/api/recall/")
+    assert missing.status_code == 400 and "q" in missing.json()["error"]["fields"]
