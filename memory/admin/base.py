@@ -1,9 +1,32 @@
+"""What every admin of memory shares: read-only lists, and actions that show a refusal of
+the services (a memory.errors.DomainError) as a message instead of an error page."""
+
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.http import HttpRequest
+
+from memory.errors import DomainError
+
+
+def action_apply(model_admin: admin.ModelAdmin, request: HttpRequest, items: Iterable[Any],
+                 call: Callable[[Any], Any], done: str) -> None:
+    """`call` on each item; then one message with how many were `done`, and one warning per
+    item a service refused (its DomainError, named after the item)."""
+    count, refused = 0, []
+    for item in items:
+        try:
+            call(item)
+            count += 1
+        except DomainError as error:
+            refused.append(f"{item}: {error.describe()}")
+    if count:
+        model_admin.message_user(request, f"{done}: {count}.", messages.SUCCESS)
+    for message in refused:
+        model_admin.message_user(request, message, messages.WARNING)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

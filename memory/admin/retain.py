@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from memory.admin.base import ReadOnlyAdmin
+from memory.admin.base import ReadOnlyAdmin, action_apply
 from memory.admin.paging import EstimatedCountPaginator
 from memory.models import (
     Conflict,
@@ -31,11 +31,9 @@ from memory.models import (
 )
 from memory.selectors.observations import observation_evidence
 from memory.services.decisions import Decider, decider_operator
-from memory.services.locks import RetainBusy
-from memory.services.merges import MergeRefused, entity_merge_split
+from memory.services.merges import entity_merge_split
 from memory.services.review import (
     Decision,
-    ReviewRefused,
     conflict_resolve,
     review_accept,
     review_keep,
@@ -43,7 +41,6 @@ from memory.services.review import (
 )
 
 EXCERPT = 160
-REFUSALS = (ReviewRefused, MergeRefused, RetainBusy)
 
 
 def _link(obj: Any) -> SafeString:
@@ -75,21 +72,6 @@ def evidence_html(observations: Iterable[Observation]) -> SafeString:
             "—" if observation.schema_fit is None else f"{observation.schema_fit:.3f}",
             observation.topic, rows or SafeString("<tr><td>no raw event</td></tr>")))
     return format_html_join("", "{}", ((block,) for block in blocks)) or SafeString("—")
-
-
-def _run(model_admin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Any],
-         call: Callable[[Any], Any], done: str) -> None:
-    count, refused = 0, []
-    for item in queryset:
-        try:
-            call(item)
-            count += 1
-        except REFUSALS as exc:
-            refused.append(f"{item}: {exc}")
-    if count:
-        model_admin.message_user(request, f"{done}: {count}.", messages.SUCCESS)
-    for message in refused:
-        model_admin.message_user(request, message, messages.WARNING)
 
 
 def _who(request: HttpRequest) -> Decider:
@@ -149,13 +131,14 @@ class DarkMatterAdmin(ReadOnlyAdmin):
 
     @admin.action(description="Accept into the graph as normal")
     def accept(self, request: HttpRequest, queryset: QuerySet[ReviewItem]) -> None:
-        _run(self, request, queryset.filter(status=ReviewStatus.OPEN),
-             lambda item: review_accept(item_id=item.pk, by=_who(request)), "Accepted")
+        action_apply(self, request, queryset.filter(status=ReviewStatus.OPEN),
+                     lambda item: review_accept(item_id=item.pk, by=_who(request)), "Accepted")
 
     @admin.action(description="Keep quarantined")
     def keep(self, request: HttpRequest, queryset: QuerySet[ReviewItem]) -> None:
-        _run(self, request, queryset.filter(status=ReviewStatus.OPEN),
-             lambda item: review_keep(item_id=item.pk, by=_who(request)), "Kept quarantined")
+        action_apply(self, request, queryset.filter(status=ReviewStatus.OPEN),
+                     lambda item: review_keep(item_id=item.pk, by=_who(request)),
+                     "Kept quarantined")
 
     @admin.action(description="Merge into the entity named below")
     def merge(self, request: HttpRequest, queryset: QuerySet[ReviewItem]) -> None:
@@ -164,9 +147,9 @@ class DarkMatterAdmin(ReadOnlyAdmin):
             self.message_user(request, "Name the entity to merge into (its key).",
                               messages.ERROR)
             return
-        _run(self, request, queryset.filter(status=ReviewStatus.OPEN),
-             lambda item: review_merge(item_id=item.pk, into_key=key, by=_who(request)),
-             f"Merged into {key}")
+        action_apply(self, request, queryset.filter(status=ReviewStatus.OPEN),
+                     lambda item: review_merge(item_id=item.pk, into_key=key, by=_who(request)),
+                     f"Merged into {key}")
 
 
 def _fact_html(fact: Fact) -> SafeString:
@@ -180,9 +163,10 @@ def _fact_html(fact: Fact) -> SafeString:
 def _decide(decision: str, description: str) -> Callable[..., None]:
     def action(model_admin: ConflictAdmin, request: HttpRequest,
                queryset: QuerySet[Conflict]) -> None:
-        _run(model_admin, request, queryset.filter(status=ConflictStatus.OPEN),
-             lambda c: conflict_resolve(conflict_id=c.pk, decision=decision, by=_who(request)),
-             description)
+        action_apply(model_admin, request, queryset.filter(status=ConflictStatus.OPEN),
+                     lambda c: conflict_resolve(conflict_id=c.pk, decision=decision,
+                                                by=_who(request)),
+                     description)
 
     action.__name__ = f"resolve_{decision}"
     return admin.action(description=description)(action)
@@ -243,8 +227,8 @@ class EntityMergeAdmin(ReadOnlyAdmin):
 
     @admin.action(description="Split (undo the merge)")
     def split(self, request: HttpRequest, queryset: QuerySet[EntityMerge]) -> None:
-        _run(self, request, queryset.filter(split_at=None),
-             lambda merge: entity_merge_split(merge_id=merge.pk, by=_who(request)), "Split")
+        action_apply(self, request, queryset.filter(split_at=None),
+                     lambda merge: entity_merge_split(merge_id=merge.pk, by=_who(request)), "Split")
 
 
 @admin.register(Fact)

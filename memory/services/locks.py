@@ -10,17 +10,19 @@ from contextlib import contextmanager
 
 from django.db import OperationalError, connection, transaction
 
+from memory.errors import Busy
+
 RETAIN_LOCK_KEY = 0x636F7274_0003
 SLEEP_CYCLE_LOCK_KEY = 0x636F7274_0002
 LOCK_TIMEOUT_SECONDS = 60.0
 LOCK_NOT_AVAILABLE = "55P03"
 
 
-class RetainBusy(RuntimeError):
+class RetainBusy(Busy, RuntimeError):
     """Another worker holds the retain lock for longer than we waited."""
 
 
-class SleepCycleBusy(RuntimeError):
+class SleepCycleBusy(Busy, RuntimeError):
     """Another sleep cycle is running."""
 
 

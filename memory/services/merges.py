@@ -18,6 +18,7 @@ from django.db.models import Q
 
 from memory import clock
 from memory.config import DecayConfig, config_get
+from memory.errors import Refused
 from memory.models import (
     Conflict,
     ConflictStatus,
@@ -39,7 +40,7 @@ from memory.services.locks import retain_lock
 LIVE = (FactStatus.ACTIVE, FactStatus.CONTESTED, FactStatus.SCOPED)
 
 
-class MergeRefused(ValueError):
+class MergeRefused(Refused):
     """The merge (or split) makes no sense: the message says why."""
 
 

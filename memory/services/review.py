@@ -15,6 +15,7 @@ from django.db import transaction
 
 from memory import clock
 from memory.config import DecayConfig, config_get
+from memory.errors import Refused
 from memory.models import (
     Conflict,
     ConflictStatus,
@@ -41,7 +42,7 @@ from memory.services.retain_chunk import chunk_retain
 from memory.services.retain_steps import Replay, matches_any
 
 
-class ReviewRefused(ValueError):
+class ReviewRefused(Refused):
     """The item was already resolved, or the action makes no sense for it."""
 
 

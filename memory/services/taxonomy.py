@@ -10,6 +10,7 @@ from django.db import connection, transaction
 
 from memory import clock
 from memory.config import SEGMENT, WILDCARD, DecayConfig, TaxonomyNode, config_get
+from memory.errors import Invalid
 from memory.models import Namespace
 from memory.services.entities import entity_half_life_follow
 from memory.services.relations import relation_reclassify
@@ -23,7 +24,7 @@ _NODE_FIELDS = (
 )
 
 
-class NamespaceUnknown(ValueError):
+class NamespaceUnknown(Invalid, ValueError):
     """The taxonomy in the config describes no such namespace."""
 
 

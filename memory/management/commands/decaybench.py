@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandParser
 
+from memory.management.base import DomainCommand
 from memory.working_set import cli
-from memory.working_set.base import InvalidParameter
 
 
-class Command(BaseCommand):
+class Command(DomainCommand):
     help = cli.DESCRIPTION
     requires_system_checks: list[str] = []
     requires_migrations_checks = False
@@ -21,8 +21,5 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, sessions: int, turns: int, noise: int, seed: int,
                format: str, plot: Path | None, **options: Any) -> None:
-        try:
-            cli.execute(sessions=sessions, turns=turns, noise=noise, seed=seed, format=format,
-                        plot=plot, stdout=self.stdout, stderr=self.stderr)  # type: ignore[arg-type]
-        except InvalidParameter as error:
-            raise CommandError(str(error)) from error
+        cli.execute(sessions=sessions, turns=turns, noise=noise, seed=seed, format=format,
+                    plot=plot, stdout=self.stdout, stderr=self.stderr)  # type: ignore[arg-type]

@@ -6,14 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandParser
 
+from memory.management.base import DomainCommand
 from memory.selectors.graph import graph_summary
-from memory.services.locks import RetainBusy
 from memory.services.retain import retain_drain, retain_retry
 
 
-class Command(BaseCommand):
+class Command(DomainCommand):
     help = "Retain the pending observations now; print the routes and the graph's summary."
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -26,10 +26,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         if options["retry"]:
             self.stdout.write(f"retrying {retain_retry()} observation(s)")
-        try:
-            report = retain_drain(embed=not options["no_embed"])
-        except RetainBusy as exc:
-            raise CommandError(str(exc)) from None
+        report = retain_drain(embed=not options["no_embed"])
         summary = graph_summary()
         if options["json"]:
             self.stdout.write(orjson.dumps({"retain": report.as_dict(),

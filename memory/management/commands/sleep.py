@@ -6,10 +6,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone
 
-from memory.services.locks import SleepCycleBusy
+from memory.management.base import DomainCommand
 from memory.services.sleep_cycle import sleep_cycle_run
 
 
@@ -22,7 +22,7 @@ def parse_instant(value: str) -> datetime:
     return parsed if timezone.is_aware(parsed) else timezone.make_aware(parsed)
 
 
-class Command(BaseCommand):
+class Command(DomainCommand):
     help = "Run the sleep cycle: re-evaluate every strength and weight, record what crossed."
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -30,10 +30,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, now: str | None, **options: Any) -> None:
         as_of = parse_instant(now) if now else None
-        try:
-            run = sleep_cycle_run(now=as_of, trigger="command")
-        except SleepCycleBusy as exc:
-            raise CommandError(str(exc)) from None
+        run = sleep_cycle_run(now=as_of, trigger="command")
         self.stdout.write(f"run {run.pk} as of {run.as_of.isoformat()}: {run.status} "
                           f"in {run.duration_ms} ms")
         for step in run.steps:
