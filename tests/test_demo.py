@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from insight.services.demo import demo_run
+from insight.demo.run import demo_run
 from memory.models import Entity, MemoryEvent, Observation, ObservationStatus
 
 

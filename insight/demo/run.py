@@ -1,4 +1,5 @@
-"""`cortex demo`: the whole loop once, on a corpus the project generates itself."""
+"""`cortex demo`: the whole loop once, on a corpus the project generates itself (it drives
+the producers, so it sits with them above the services)."""
 
 from __future__ import annotations
 

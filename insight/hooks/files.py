@@ -13,8 +13,8 @@ from pathlib import Path
 
 import orjson
 
+from insight.file_state import FileState
 from insight.hooks.config import hooks_dir
-from insight.producers.claude_code_reader import FileState
 
 LOG_BYTES = 1024 * 1024
 

@@ -13,11 +13,12 @@ import os
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from insight.file_state import FileState
 from insight.producers.claude_code_records import (
     DEFAULT_PAYLOAD_LIMIT,
     FileContext,
@@ -30,30 +31,6 @@ HEAD_BYTES = 4096
 LONG_LINE_BYTES = 1024 * 1024
 PRESCAN_CHUNK_BYTES = 64 * 1024  # the first record usually has the cwd: no need to read 1 MB
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
-
-
-@dataclass
-class FileState:
-    device: int = 0
-    inode: int = 0
-    head_len: int = 0
-    head_sha: str = ""
-    size: int = 0  # the file's size when last opened
-    offset: int = 0
-    unterminated_tail: bool = False  # the last line read had no newline (yet)
-    cwd: str = ""
-    project: str = ""
-    session: str = ""
-    parent_session: str = ""
-    last_timestamp: str = ""
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> FileState:
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
 
 
 @dataclass

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from insight.file_state import FileState
 from insight.models import GitRepository, SourceFile
-from insight.producers.claude_code_reader import FileState
 
 _STATE_FIELDS = [
     "path", "device", "inode", "head_len", "head_sha", "size", "offset", "unterminated_tail", "cwd",

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from django.db.models import F
 
+from insight.file_state import FileState
 from insight.models import GitRepository, SourceFile
-from insight.producers.claude_code_reader import FileState
 from memory import clock
 
 _UPDATED = [

@@ -54,12 +54,12 @@ class RebuildReport:
 def graph_clear() -> tuple[int, int]:
     """Clear Layers 2 and 3; (observations deleted, observations kept and made pending)."""
     with retain_lock(), transaction.atomic():
+        for clear in rebuild_clearers():  # first: their tables may reference these
+            clear()
         with connection.cursor() as cursor:
             # Deferred foreign-key checks still pending in this transaction block TRUNCATE.
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
             cursor.execute(f"TRUNCATE {', '.join(DERIVED_TABLES)}")
-        for clear in rebuild_clearers():
-            clear()
         deleted = 0
         for producer in replay_producers():
             deleted += Observation.objects.filter(source__startswith=producer.prefix).delete()[0]

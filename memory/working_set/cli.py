@@ -12,6 +12,7 @@ from typing import TextIO
 
 from memory.working_set.base import InvalidParameter
 from memory.working_set.bench import BenchConfig, render_json, render_table, run
+from memory.working_set.plot import PLOT_NEEDS, plot_available, plot_write
 
 DESCRIPTION = ("The turn-based engine against a sliding window (the document's benchmark), "
                "then against stronger baselines at the same working-set budget. "
@@ -32,13 +33,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def execute(*, sessions: int, turns: int, noise: int, seed: int, format: str,
             plot: Path | None, stdout: TextIO, stderr: TextIO) -> None:
-    """Raises InvalidParameter for arguments out of range."""
+    """Raises InvalidParameter for arguments out of range, or --plot without matplotlib."""
+    if plot is not None and not plot_available():
+        raise InvalidParameter(PLOT_NEEDS)
     config = BenchConfig(sessions=sessions, turns=turns, noise=noise, seed=seed)
     rows = run(config)
     stdout.write(render_json(rows) if format == "json" else render_table(rows, config))
     if plot is not None:
-        from memory.working_set.plot import plot_write
-
         budget = next(row.budget for row in rows
                       if row.setting == "fair-document" and row.budget is not None)
         plot_write(config=config, path=plot, budget=budget)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from importlib.util import find_spec
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,8 +22,15 @@ from memory.working_set.strength import DEFAULT_STRENGTH_THRESHOLD
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
+PLOT_NEEDS = "--plot needs matplotlib, which is not installed: pip install 'cortex[plot]'"
+
 COLOURS = {"engine": "tab:blue", "lru": "tab:orange", "lfu": "tab:green",
            "pin+lru": "tab:purple", "strength": "tab:red"}
+
+
+def plot_available() -> bool:
+    """Whether matplotlib (the optional `plot` extra) is installed."""
+    return find_spec("matplotlib") is not None
 
 
 def _spans(turns: list[int], present: list[bool]) -> list[tuple[int, int]]:
@@ -84,7 +92,8 @@ def _sweep(ax: Axes, data: Sweep) -> None:
 
 
 def plot_write(*, config: BenchConfig, path: Path, budget: int) -> None:
-    from matplotlib.figure import Figure  # only the plot needs matplotlib (Agg via savefig)
+    # matplotlib is optional (the `plot` extra): imported only to write a plot (Agg via savefig).
+    from matplotlib.figure import Figure
 
     figure = Figure(figsize=(14, 10), layout="constrained")
     (scores, presence), (document, randomised) = figure.subplots(2, 2)

@@ -13,6 +13,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from memory.working_set import cli, plot
 from memory.working_set.bench import BenchConfig, document_rows, fair_rows, render_json, run
 
 SMALL = ["--sessions", "4", "--turns", "120", "--noise", "2", "--seed", "11"]
@@ -102,6 +103,19 @@ def test_plot_writes_a_png(tmp_path: Path) -> None:
     call_command("decaybench", *SMALL, "--plot", str(target), stdout=out, stderr=io.StringIO())
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert out.getvalue() == _bench(*SMALL)  # the plot does not change the tables
+
+
+def test_plot_without_matplotlib_says_in_one_line_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setattr(plot, "find_spec", lambda name: None)  # as if the extra were absent
+    with pytest.raises(SystemExit) as exited:
+        cli.main([*SMALL, "--plot", str(tmp_path / "bench.png")])
+    captured = capsys.readouterr()
+    assert exited.value.code == 2 and captured.out == ""
+    (line,) = captured.err.strip().splitlines()[-1:]
+    assert line.endswith("pip install 'cortex[plot]'") and "matplotlib" in line
+    assert not (tmp_path / "bench.png").exists()
 
 
 @pytest.mark.parametrize("args", [["--sessions", "0"], ["--turns", "3"], ["--noise", "-1"],

@@ -13,8 +13,8 @@ from django.core.management.base import BaseCommand
 from rich.console import Console
 from rich.table import Table
 
+from insight.demo.run import DemoReport, demo_run
 from insight.management.progress import RichProgress
-from insight.services.demo import DemoReport, demo_run
 
 
 def _table(title: str, columns: list[str], rows: Sequence[Sequence[Any]]) -> Table:
