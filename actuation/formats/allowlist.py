@@ -1,0 +1,108 @@
+"""`.claude/settings.json` `permissions.allow`: rules in Claude Code's syntax, added to the
+existing list (valid JSON kept, existing rules and key order preserved, deny rules never
+touched), and never a rule broader than the commands the operator granted."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+SETTINGS_PATH = ".claude/settings.json"
+# A command whose prefix runs whatever follows it: a rule on it grants everything.
+RUNS_ANYTHING = frozenset({
+    "sh", "bash", "zsh", "dash", "fish", "ksh", "csh", "tcsh", "eval", "exec", "env", "sudo",
+    "su", "doas", "xargs", "nohup", "time", "timeout", "watch", "nice", "ionice", "strace",
+    "python", "python2", "python3", "node", "deno", "bun", "perl", "ruby", "php", "lua",
+    "npx", "bunx", "pnpx", "uvx", "pipx", "ssh", "find", "awk", "sed", "osascript",
+    "powershell", "pwsh", "cmd", "source", ".", "command", "builtin", "script", "parallel",
+})
+RUNNER_PREFIXES = frozenset({
+    "npm exec", "npm x", "pnpm exec", "pnpm dlx", "yarn dlx", "yarn exec", "bun x", "bun run",
+    "uv run", "uv tool", "poetry run", "pipenv run", "pdm run", "hatch run", "conda run",
+    "docker exec", "docker run", "docker compose", "podman exec", "podman run",
+    "kubectl exec", "kubectl run", "git -c", "cargo run", "go run", "dotnet run",
+    "make -f", "gh api", "gh extension", "deno run", "deno eval",
+})
+# `python -m <module>` names one program, except modules that run or install anything.
+PYTHON_RUNNERS = frozenset({"pip", "venv", "http.server", "code", "runpy", "pdb", "idlelib",
+                            "ensurepip", "pydoc", "timeit", "trace", "cProfile", "profile"})
+_WORD = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_./@=+:,-]*$")
+_BASH = re.compile(r"^Bash\((?P<body>[^()]*)\)$")
+_DOMAIN = re.compile(r"^WebFetch\(domain:(?P<host>[a-z0-9]([a-z0-9-]*[a-z0-9])?"
+                     r"(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+)\)$")
+_MCP = re.compile(r"^mcp__[A-Za-z0-9_-]+__[A-Za-z0-9_-]+$")
+MAX_RULE = 200
+
+
+class SettingsInvalid(ValueError):
+    """The settings file is not a JSON object Cortex can add to: it is left alone."""
+
+
+def _bash_refusal(body: str) -> str | None:
+    command = body[:-2] if body.endswith(":*") else body
+    if not command.strip():
+        return "a bare Bash rule allows every command"
+    if "*" in command or any(c in command for c in "&;|<>`$(){}\n\\'\"!"):
+        return "a compound command, a wildcard or shell syntax is never allowed"
+    words = command.split(" ")
+    if any(not _WORD.match(w) for w in words):
+        return "a word of the command is not a plain word"
+    head = words[0].rsplit("/", 1)[-1]
+    python_module = (head.startswith("python") and len(words) >= 3 and words[1] == "-m"
+                     and words[2] not in PYTHON_RUNNERS)
+    if (head in RUNS_ANYTHING or head.startswith("python")) and not python_module:
+        return f"{head!r} runs whatever follows it"
+    if " ".join([head, *words[1:2]]) in RUNNER_PREFIXES:
+        return f"{' '.join(words[:2])!r} runs whatever follows it"
+    return None
+
+
+def allow_rule_refusal(rule: str) -> str | None:
+    """Why `rule` may not be proposed, or None when it is a narrow rule Cortex may offer."""
+    if len(rule) > MAX_RULE:
+        return "the rule is too long"
+    if found := _BASH.match(rule):
+        return _bash_refusal(found.group("body"))
+    if _DOMAIN.match(rule) or _MCP.match(rule):
+        return None
+    return "only Bash command rules, WebFetch domains and MCP tools are proposed"
+
+
+def _indent(text: str) -> int | str:
+    for line in text.splitlines()[1:]:
+        stripped = line.lstrip(" \t")
+        if stripped and len(stripped) < len(line):
+            lead = line[: len(line) - len(stripped)]
+            return "\t" if lead.startswith("\t") else len(lead)
+    return 2
+
+
+def settings_load(text: str | None) -> dict[str, Any]:
+    if text is None or not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SettingsInvalid(f"not valid JSON: {exc.msg}") from None
+    if not isinstance(data, dict):
+        raise SettingsInvalid("not a JSON object")
+    permissions = data.get("permissions", {})
+    if not isinstance(permissions, dict) or not isinstance(permissions.get("allow", []), list):
+        raise SettingsInvalid("permissions.allow is not a list")
+    return data
+
+
+def allow_rule_add(text: str | None, *, rule: str) -> str | None:
+    """The settings with `rule` appended to `permissions.allow`; None when already there."""
+    refusal = allow_rule_refusal(rule)
+    if refusal:
+        raise ValueError(f"refused allow rule {rule!r}: {refusal}")
+    data = settings_load(text)
+    permissions = data.setdefault("permissions", {})
+    allow = permissions.setdefault("allow", [])
+    if rule in allow:
+        return None
+    allow.append(rule)
+    indent = _indent(text or "")
+    return json.dumps(data, indent=indent, ensure_ascii=False) + "\n"

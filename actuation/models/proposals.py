@@ -1,0 +1,116 @@
+"""A proposed change to a file that steers the agents, and its state machine:
+proposed -> approved -> applied | failed; proposed -> rejected | superseded."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import models
+from django_fsm import FSMField, FSMModelMixin, transition
+
+from actuation.models.repositories import TargetRepository
+from memory import clock
+from memory.models import Entity
+
+
+class DiffType(models.TextChoices):
+    CLAUDE_MD = "claude_md", "CLAUDE.md"
+    MEMORY_ENTRY = "memory_entry", "memory entry"
+    SKILL = "skill", "skill"
+    ALLOWLIST = "allowlist", "allowlist (a capability grant)"
+
+
+class ProposalState(models.TextChoices):
+    PROPOSED = "proposed"
+    APPROVED = "approved"
+    APPLIED = "applied"
+    REJECTED = "rejected"
+    FAILED = "failed"
+    SUPERSEDED = "superseded"
+
+
+OPEN_STATES = (ProposalState.PROPOSED, ProposalState.APPROVED)
+
+
+class Outcome(models.TextChoices):
+    PENDING = "", "not judged yet"
+    POSITIVE = "positive", "the pattern stopped"
+    NEGATIVE = "negative", "the pattern went on"
+
+
+class Proposal(FSMModelMixin, models.Model):
+    diff_type = models.CharField(max_length=16, choices=DiffType.choices)
+    detector = models.CharField(max_length=64)
+    repository = models.ForeignKey(TargetRepository, on_delete=models.PROTECT,
+                                   related_name="proposals")
+    file_path = models.CharField(max_length=500)
+    pattern_key = models.CharField(max_length=300,
+                                   help_text="What recurred, as the detector names it.")
+    short_name = models.SlugField(max_length=48)
+    title = models.CharField(max_length=300)
+    rationale = models.TextField()
+    diff = models.TextField()
+    diff_sha256 = models.CharField(max_length=64)
+    content_hash = models.CharField(max_length=64, db_index=True,
+                                    help_text="The change itself: repository, file, lines.")
+    base_sha256 = models.CharField(max_length=64, blank=True, default="",
+                                   help_text="The file's content the diff was made against.")
+    evidence = models.JSONField(default=dict, blank=True)
+    warnings = models.JSONField(default=list, blank=True)
+    entities = models.ManyToManyField(Entity, related_name="+", blank=True)
+    state = FSMField(default=ProposalState.PROPOSED, choices=ProposalState.choices,
+                     protected=True)
+    created_at = models.DateTimeField(default=clock.now)
+    decided_by = models.CharField(max_length=150, blank=True, default="")
+    decided_at = models.DateTimeField(null=True, blank=True)
+    reject_reason = models.TextField(blank=True, default="")
+    superseded_by = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL,
+                                      related_name="+")
+    applied_at = models.DateTimeField(null=True, blank=True)
+    branch = models.CharField(max_length=300, blank=True, default="")
+    commit_sha = models.CharField(max_length=64, blank=True, default="")
+    pr_url = models.CharField(max_length=500, blank=True, default="")
+    pr_command = models.TextField(blank=True, default="")
+    failure_reason = models.TextField(blank=True, default="")
+    # Did it help? Counted by the detector after the change landed.
+    recurrences_before = models.PositiveIntegerField(default=0)
+    sessions_since = models.PositiveIntegerField(default=0)
+    recurrences_since = models.PositiveIntegerField(default=0)
+    outcome = models.CharField(max_length=8, choices=Outcome.choices, blank=True, default="")
+    outcome_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["content_hash"], name="proposal_one_open_per_change",
+                                    condition=models.Q(state__in=["proposed", "approved"])),
+        ]
+        indexes = [models.Index(fields=["state", "created_at"], name="proposal_queue")]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.diff_type} {self.title}"
+
+    @transition(field=state, source=ProposalState.PROPOSED, target=ProposalState.APPROVED)
+    def approve(self, *, by: str, at: Any) -> None:
+        self.decided_by, self.decided_at = by, at
+
+    @transition(field=state, source=ProposalState.PROPOSED, target=ProposalState.REJECTED)
+    def reject(self, *, by: str, at: Any, reason: str) -> None:
+        self.decided_by, self.decided_at, self.reject_reason = by, at, reason
+
+    @transition(field=state, source=ProposalState.PROPOSED, target=ProposalState.SUPERSEDED)
+    def supersede(self, *, by: Proposal) -> None:
+        self.superseded_by = by
+
+    @transition(field=state, source=ProposalState.APPROVED, target=ProposalState.APPLIED)
+    def mark_applied(self, *, at: Any, branch: str, commit_sha: str, pr_url: str,
+                     pr_command: str) -> None:
+        self.applied_at, self.branch, self.commit_sha = at, branch, commit_sha
+        self.pr_url, self.pr_command = pr_url, pr_command
+
+    @transition(field=state, source=ProposalState.APPROVED, target=ProposalState.FAILED)
+    def mark_failed(self, *, reason: str) -> None:
+        self.failure_reason = reason
+
+    @property
+    def is_open(self) -> bool:
+        return self.state in OPEN_STATES

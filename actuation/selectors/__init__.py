@@ -1,0 +1,1 @@
+"""Reads of actuation: the graph as the detectors see it, proposals, repositories."""

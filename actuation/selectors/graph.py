@@ -1,0 +1,179 @@
+"""The graph as the detectors read it: entities strong enough to ground a proposal (at or
+above the injection threshold, not quarantined), the observations that mention them, and
+the project each observation happened in (docs/actuation.md)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db.models import Q
+from django.db.models.fields.json import KeyTextTransform
+
+from actuation.models import TargetRepository
+from actuation.selectors.repositories import repository_list, repository_match
+from memory.config import DecayConfig
+from memory.models import Entity, EntityMention, EntityStatus, MemoryEvent, Namespace
+from memory.selectors.entities import STRENGTH_NOW, entity_with_strength
+
+
+@dataclasses.dataclass(frozen=True)
+class Grounding:
+    id: int
+    key: str
+    name: str
+    strength: float
+
+
+@dataclasses.dataclass(frozen=True)
+class Occurrence:
+    observation: str
+    entity: int
+    session: str
+    at: datetime
+    payload: dict[str, Any]
+    events: tuple[str, ...]
+
+
+@dataclasses.dataclass
+class Pattern:
+    """One entity's occurrences in one repository."""
+
+    entity: Grounding
+    repository: TargetRepository
+    occurrences: list[Occurrence] = dataclasses.field(default_factory=list)
+
+    @property
+    def sessions(self) -> set[str]:
+        return {o.session for o in self.occurrences if o.session}
+
+
+def namespaces_like(pattern: str) -> list[int]:
+    """Ids of the namespaces a `*` pattern such as `agent:*:rc` names."""
+    parts = pattern.split(":")
+    rows = Namespace.objects.filter(path__regex="^" + ":".join(
+        "[^:]+" if p == "*" else _escape(p) for p in parts) + "$")
+    return list(rows.values_list("id", flat=True))
+
+
+def _escape(part: str) -> str:
+    return "".join(f"\\{c}" if not c.isalnum() else c for c in part)
+
+
+class Graph:
+    """Read-only; every query bounded by the window and paged by `batch_size`."""
+
+    def __init__(self, *, now: datetime, config: DecayConfig,
+                 repositories: Sequence[TargetRepository] | None = None) -> None:
+        self.now, self.config = now, config
+        self.since = now - timedelta(days=config.actuation.window_days)
+        self.repositories = list(repository_list() if repositories is None else repositories)
+        self._places: dict[str, tuple[str, str]] = {}
+
+    def grounded(self, *, namespace: str, ids: Sequence[int] | None = None) -> list[Grounding]:
+        """Entities of `namespace` strong enough now to ground a proposal."""
+        rows = Entity.objects.filter(namespace_id__in=namespaces_like(namespace),
+                                     status=EntityStatus.ACTIVE)
+        if ids is not None:
+            rows = rows.filter(id__in=list(ids))
+        rows = entity_with_strength(now=self.now, config=self.config, queryset=rows).filter(
+            **{f"{STRENGTH_NOW}__gte": self.config.actuation.ground_strength})
+        return [Grounding(id=i, key=k, name=n or k, strength=float(s))
+                for i, k, n, s in rows.values_list("id", "key", "display_name", STRENGTH_NOW)]
+
+    def occurrences(self, *, entities: Sequence[Grounding], category: str,
+                    where: Q | None = None) -> Iterator[Occurrence]:
+        """The observations of `category` in the window that mention these entities (`where`
+        filters the mentions: `Q(observation__payload_typed__decision="granted")`)."""
+        by_id = [e.id for e in entities]
+        size = self.config.actuation.batch_size
+        seen: set[tuple[str, int]] = set()
+        for start in range(0, len(by_id), size):
+            chunk = by_id[start:start + size]
+            rows = EntityMention.objects.filter(
+                entity_id__in=chunk, observation__category=category,
+                observation__timestamp__gte=self.since, observation__timestamp__lte=self.now)
+            if where is not None:
+                rows = rows.filter(where)
+            for oid, entity, session, at, payload, events in rows.values_list(
+                    "observation_id", "entity_id", "observation__correlation_session",
+                    "observation__timestamp", "observation__payload_typed",
+                    "observation__event_ids").iterator(chunk_size=size):
+                if (oid, entity) in seen:
+                    continue
+                seen.add((oid, entity))
+                yield Occurrence(observation=oid, entity=entity, session=session, at=at,
+                                 payload=payload or {}, events=tuple(events or ()))
+
+    def patterns(self, *, namespace: str, category: str,
+                 where: Q | None = None) -> list[Pattern]:
+        """Occurrences grouped by entity and by the repository they happened in."""
+        entities = self.grounded(namespace=namespace)
+        by_id = {e.id: e for e in entities}
+        found = list(self.occurrences(entities=entities, category=category, where=where))
+        self._locate(found)
+        groups: dict[tuple[int, int], Pattern] = {}
+        for occ in found:
+            repository = self.repository_of(occ)
+            if repository is None:
+                continue
+            key = (occ.entity, repository.pk)
+            if key not in groups:
+                groups[key] = Pattern(entity=by_id[occ.entity], repository=repository)
+            groups[key].occurrences.append(occ)
+        return sorted(groups.values(), key=lambda p: (p.repository.name, p.entity.key))
+
+    def _locate(self, occurrences: Sequence[Occurrence]) -> None:
+        wanted = {o.events[0] for o in occurrences if o.events} - set(self._places)
+        ids = sorted(wanted)
+        size = self.config.actuation.batch_size
+        for start in range(0, len(ids), size):
+            rows = MemoryEvent.objects.filter(id__in=ids[start:start + size]).annotate(
+                cwd=KeyTextTransform("cwd", "payload")).values_list("id", "project", "cwd")
+            for eid, project, cwd in rows:
+                self._places[eid] = (project or "", cwd or "")
+
+    def repository_of(self, occurrence: Occurrence) -> TargetRepository | None:
+        if not occurrence.events:
+            return None
+        project, cwd = self._places.get(occurrence.events[0], ("", ""))
+        return repository_match(repositories=self.repositories, project=project, cwd=cwd)
+
+    def next_tools(self, *, occurrences: Sequence[Occurrence], limit: int) -> list[str]:
+        """The tool the agent used next after each occurrence, in the same session."""
+        out = []
+        for occ in list(occurrences)[:limit]:
+            if not occ.session:
+                continue
+            nxt = (MemoryEvent.objects.filter(correlation_session=occ.session,
+                                              subtype="assistant.tool_use",
+                                              occurred_at__gt=occ.at)
+                   .order_by("occurred_at", "id").values_list("payload", flat=True).first())
+            name = tool_use_name(nxt or {})
+            if name:
+                out.append(name)
+        return out
+
+
+def tool_use_name(payload: dict[str, Any]) -> str:
+    for block in tool_use_blocks(payload):
+        return str(block.get("name") or "")
+    return ""
+
+
+def tool_use_blocks(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    message = payload.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list):
+        return []
+    return [b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
+
+
+def group_count(values: Sequence[str]) -> dict[str, int]:
+    counts: dict[str, int] = defaultdict(int)
+    for value in values:
+        counts[value] += 1
+    return dict(counts)

@@ -1,0 +1,35 @@
+"""What the did-it-help counting reads: a repository's sessions in a period, and the sessions
+in which a proposal's pattern recurred."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from actuation.models import Proposal, TargetRepository
+from actuation.selectors.repositories import repository_projects
+from memory.models import EntityMention, MemoryEvent
+
+
+def repository_sessions(*, repository: TargetRepository, since: datetime,
+                        until: datetime) -> set[str]:
+    rows = (MemoryEvent.objects.filter(project__in=repository_projects(repository=repository),
+                                       occurred_at__gt=since,
+                                       occurred_at__lte=until)
+            .exclude(correlation_session="").values_list("correlation_session", flat=True)
+            .distinct())
+    return set(rows)
+
+
+def recurrence_sessions(*, proposal: Proposal, since: datetime, until: datetime) -> set[str]:
+    """Sessions with an observation of the pattern after `since`, per the detector's rule
+    (`evidence.recurrence`: a category, the entity it mentions, payload values)."""
+    rule = (proposal.evidence or {}).get("recurrence") or {}
+    if not rule.get("category") or not rule.get("entity"):
+        return set()
+    rows = EntityMention.objects.filter(
+        entity_id=rule["entity"], observation__category=rule["category"],
+        observation__timestamp__gt=since, observation__timestamp__lte=until)
+    for key, value in (rule.get("payload") or {}).items():
+        rows = rows.filter(**{f"observation__payload_typed__{key}": value})
+    return set(rows.exclude(observation__correlation_session="")
+               .values_list("observation__correlation_session", flat=True).distinct())

@@ -1,0 +1,1 @@
+"""Writes of actuation: repositories, proposals and their decisions, applying, outcomes."""

@@ -1,0 +1,28 @@
+"""Shared steps: a proposal detected from a recurring tool error, an operator account."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+
+from actuation.models import Proposal
+from actuation.services.detection import detection_run
+from memory.config import config_get
+from tests.actuation import graphs
+
+NOW = graphs.T0 + timedelta(days=1)
+
+
+def operator(username: str = "alice", *, staff: bool = True) -> AbstractBaseUser:
+    User = get_user_model()
+    return User.objects.create_user(username=username, password="pw-" + username,
+                                    is_staff=staff, is_superuser=staff)
+
+
+def detected(**kw: object) -> Proposal:
+    sessions = config_get().actuation.claude_md.min_sessions
+    graphs.submit(graphs.tool_errors(sessions=sessions, **kw))  # type: ignore[arg-type]
+    report = detection_run(now=NOW)
+    return Proposal.objects.get(pk=report.proposals[-1])

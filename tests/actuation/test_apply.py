@@ -1,0 +1,97 @@
+"""Applying against a local bare repository as the remote: the commit on the branch holds
+exactly the approved diff; a stale proposal fails cleanly; the operator's working tree and
+index are untouched on success and on failure."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import pytest
+
+from actuation.models import TargetRepository
+from actuation.services import proposals as proposal_services
+from actuation.services.applying import proposal_apply
+from actuation.services.proposals import proposal_approve
+from actuation.tasks import proposal_apply_task
+from tests.actuation.helpers import NOW, detected, operator
+from tests.actuation.repos import Repo, commit_file, run_git, snapshot
+
+
+@pytest.fixture(autouse=True)
+def _no_queue() -> object:
+    with mock.patch.object(proposal_services, "task_enqueue"):
+        yield
+
+
+def _dirty(repo: Repo) -> None:
+    """The operator is mid-work: an unstaged edit, a staged file, an untracked file."""
+    (repo.clone / "README.md").write_text("# shop\n\nwork in progress\n")
+    (repo.clone / "staged.txt").write_text("staged\n")
+    run_git(repo.clone, "add", "staged.txt")
+    (repo.clone / "scratch.txt").write_text("untracked\n")
+
+
+def _approved(target: TargetRepository) -> int:
+    operator("alice")
+    proposal = detected()
+    proposal_approve(proposal_id=proposal.pk, by="alice", now=NOW)
+    return proposal.pk
+
+
+@pytest.mark.django_db
+def test_the_commit_holds_exactly_the_approved_diff(target: TargetRepository, repo: Repo) -> None:
+    proposal_id = _approved(target)
+    _dirty(repo)
+    before = snapshot(repo)
+
+    proposal = proposal_apply(proposal_id=proposal_id)
+
+    assert proposal.state == "applied", proposal.failure_reason
+    assert proposal.branch == f"cortex/{proposal.pk}-{proposal.short_name}"
+    remote_sha = run_git(repo.remote, "rev-parse", f"refs/heads/{proposal.branch}").strip()
+    assert remote_sha == proposal.commit_sha
+    main = run_git(repo.remote, "rev-parse", "refs/heads/main").strip()
+    assert run_git(repo.remote, "rev-parse", f"{proposal.commit_sha}^").strip() == main
+    landed = run_git(repo.remote, "diff", f"{main}..{proposal.commit_sha}")
+    landed_id = run_git(repo.remote, "patch-id", "--stable", input_text=landed)
+    approved_id = run_git(repo.remote, "patch-id", "--stable", input_text=proposal.diff)
+    assert landed_id.split()[0] == approved_id.split()[0]
+    assert run_git(repo.remote, "diff", "--name-only", f"{main}..{proposal.commit_sha}") \
+        == "CLAUDE.md\n"
+    message = run_git(repo.remote, "log", "-1", "--format=%B", proposal.commit_sha)
+    assert f"#{proposal.pk}" in message and "Evidence:" in message
+    assert "gh pr create" in proposal.pr_command and proposal.pr_url == ""
+    assert snapshot(repo) == before
+    assert run_git(repo.clone, "worktree", "list").count("\n") == 1
+
+
+@pytest.mark.django_db
+def test_a_stale_proposal_fails_cleanly(target: TargetRepository, repo: Repo) -> None:
+    proposal_id = _approved(target)
+    # The operator rewrote CLAUDE.md since: the diff's context is gone.
+    commit_file(repo, "CLAUDE.md", "# Shop, rewritten\n\nNothing in common.\n")
+    _dirty(repo)
+    before = snapshot(repo)
+
+    proposal = proposal_apply(proposal_id=proposal_id)
+
+    assert proposal.state == "failed"
+    assert "no longer applies" in proposal.failure_reason
+    assert run_git(repo.remote, "branch", "--list", "cortex/*") == ""
+    assert snapshot(repo) == before
+    assert run_git(repo.clone, "worktree", "list").count("\n") == 1
+
+
+@pytest.mark.django_db
+def test_applying_is_idempotent(target: TargetRepository, repo: Repo) -> None:
+    proposal_id = _approved(target)
+    first = proposal_apply(proposal_id=proposal_id)
+    again = proposal_apply(proposal_id=proposal_id)
+    assert again.state == "applied" and again.commit_sha == first.commit_sha
+
+
+@pytest.mark.django_db
+def test_the_task_applies(target: TargetRepository, repo: Repo) -> None:
+    proposal_id = _approved(target)
+    result = proposal_apply_task.apply(kwargs={"proposal_id": proposal_id}).get()
+    assert result == {"proposal": proposal_id, "state": "applied"}
