@@ -18,15 +18,14 @@ from django.db import transaction
 from insight.analyzers import ANALYZERS, Analyzer, ObservationDraft
 from insight.models import AnalyzerCursor
 from memory import clock
+from memory.config import config_get
 from memory.errors import Invalid
 from memory.models.events import MemoryEvent
+from memory.queueing import task_enqueue
 from memory.selectors.events import event_batch_after
 from memory.services.observations import observation_submit_many
 
 logger = logging.getLogger(__name__)
-
-BATCH_SIZE = 1000
-SUBMIT_CHUNK = 2000
 
 
 @dataclass
@@ -174,9 +173,10 @@ def _analyze(group: list[AnalyzerCursor], events: list[dict[str, Any]],
         submissions += found
         owners += [cursor.analyzer] * len(found)
     created = dict.fromkeys((cursor.analyzer for cursor in group), 0)
-    for start in range(0, len(submissions), SUBMIT_CHUNK):
-        flags = _submit(submissions[start:start + SUBMIT_CHUNK])
-        for owner, flag in zip(owners[start:start + SUBMIT_CHUNK], flags, strict=True):
+    size = config_get().analysis.submit_chunk
+    for start in range(0, len(submissions), size):
+        flags = _submit(submissions[start:start + size])
+        for owner, flag in zip(owners[start:start + size], flags, strict=True):
             if flag is None:
                 report.rejected += 1
             else:
@@ -185,9 +185,11 @@ def _analyze(group: list[AnalyzerCursor], events: list[dict[str, Any]],
     return created
 
 
-def analysis_batch_run(*, source: str, batch_size: int = BATCH_SIZE,
+def analysis_batch_run(*, source: str, batch_size: int | None = None,
                        analyzers: Iterable[str] | None = None) -> BatchReport:
-    """Analyze the next batch of `source`'s events for the analyzers furthest behind."""
+    """Analyze the next batch of `source`'s events for the analyzers furthest behind
+    (`batch_size` events; default: `analysis.batch_size` in the config)."""
+    batch_size = batch_size or config_get().analysis.batch_size
     names = [a.name for a in analyzers_for(source, analyzers)]
     report = BatchReport(source=source)
     if not names:
@@ -229,14 +231,10 @@ def analysis_cursors_reset(*, source: str | None = None,
 
 
 def analysis_enqueue(*, sources: Iterable[str] | None = None,
-                     batch_size: int = BATCH_SIZE) -> None:
+                     batch_size: int | None = None) -> None:
     """Queue the analysis of these sources once the current transaction commits."""
-    from insight.tasks import analysis_run_task
-
     for source in sources if sources is not None else analyzed_sources():
-        transaction.on_commit(
-            lambda s=source: analysis_run_task.delay(s, batch_size)  # type: ignore[misc]
-        )
+        task_enqueue("insight.analysis_run", source=source, batch_size=batch_size)
 
 
 @dataclass
@@ -262,7 +260,7 @@ class AnalysisTotals:
 
 def analysis_drain(*, sources: Iterable[str] | None = None,
                    analyzers: Iterable[str] | None = None, restart: bool = False,
-                   batch_size: int = BATCH_SIZE) -> AnalysisTotals:
+                   batch_size: int | None = None) -> AnalysisTotals:
     """Analyze every event not analyzed yet (from the first one with `restart`), synchronously."""
     names = list(analyzers) if analyzers is not None else None
     totals = AnalysisTotals()
