@@ -1,3 +1,5 @@
+from functools import partial
+
 from django.apps import AppConfig
 
 
@@ -13,3 +15,8 @@ class InsightConfig(AppConfig):
 
         retain_horizon_register("insight.analysis", analysis_horizon)
         replay_producer_register(PRODUCER)
+
+        from insight.services.analysis import analysis_enqueue
+        from memory.services.memories import MEMORY_STREAM, memories_appended_register
+
+        memories_appended_register(partial(analysis_enqueue, sources=[MEMORY_STREAM]))

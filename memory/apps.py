@@ -10,3 +10,4 @@ class MemoryConfig(AppConfig):
 
         config_get()  # a wrong config/decay.yaml stops Cortex at start, naming the key
         from memory.retain import builtin  # noqa: F401 - registers memory's own handlers
+        from memory.retain import memories  # noqa: F401 - the handler of free-text memories

@@ -8,6 +8,7 @@ from insight.analyzers import (
     gh_interactions,
     git_history,
     instructions,
+    memories,
     permissions,
     project_activity,
     speech_acts,
@@ -18,7 +19,7 @@ from insight.analyzers.base import Analyzer, Event, ObservationDraft
 ANALYZERS: dict[str, Analyzer] = {
     module.ANALYZER.name: module.ANALYZER
     for module in (instructions, corrections, tool_errors, permissions, project_activity,
-                   speech_acts, git_history, gh_interactions)
+                   speech_acts, git_history, gh_interactions, memories)
 }
 
 __all__ = ["ANALYZERS", "Analyzer", "Event", "ObservationDraft"]

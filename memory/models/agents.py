@@ -12,6 +12,8 @@ class Scope(models.TextChoices):
     EVENTS_WRITE = "events:write"
     EVENTS_READ = "events:read"
     OBSERVATIONS_WRITE = "observations:write"
+    MEMORIES_WRITE = "memories:write"
+    MEMORIES_READ = "memories:read"
     RECALL_READ = "recall:read"
     CONTEXT_READ = "context:read"
     FEEDBACK_WRITE = "feedback:write"

@@ -18,7 +18,18 @@ from typing import Any
 from memory.retain.text import strip_accents
 
 MAX_SLUG = 120
+# Long names end in a short digest: shorter than an id (see `id_shaped`).
+DIGEST_CHARS = 6
 _NOT_SLUG = re.compile(r"[^a-z0-9._-]+")
+# What correlation ids look like once slugged: uuids, ULIDs, runs of hex with a digit (commit
+# and agent ids; not dates), Anthropic's prefixed ids (toolu_, req_, msg_), long mixed tokens.
+_ID_TOKENS = re.compile(
+    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+    r"|(?:^|(?<=[-_.:]))(?:srvtoolu|toolu|req|msg|call|chatcmpl)_[0-9a-z]{6,}"
+    r"|(?<![0-9a-z])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{8,}(?![0-9a-z])"
+    r"|(?<![0-9a-z])(?=[0-9a-z]*[0-9])(?=[0-9a-z]*[a-z])[0-9a-z]{20,}(?![0-9a-z])"
+)
+
 
 
 @dataclass(frozen=True)
@@ -105,14 +116,43 @@ class Extraction:
             if fact.polarity not in (1, -1):
                 raise ValueError(f"fact {fact.claim!r} has polarity {fact.polarity}")
 
+    def without_ids(self) -> Extraction:
+        """The extraction less any entity keyed by a correlation id (and what hangs on it):
+        the Retain Job's last guard, the analyzers name no such entity in the first place."""
+        refused = {e.ref for e in self.entities if id_shaped(split_key(e.full_key)[1])}
+        if not refused:
+            return self
+        return Extraction(
+            entities=tuple(e for e in self.entities if e.ref not in refused),
+            relations=tuple(r for r in self.relations
+                            if r.source not in refused and r.target not in refused),
+            facts=tuple(f for f in self.facts if f.entity not in refused),
+        )
+
+
 
 def slug_of(name: str) -> str:
     """A key-safe slug: lowercase ascii, digits, `.`, `_`, `-`; long names end in a hash."""
     flat = _NOT_SLUG.sub("-", strip_accents(name.casefold())).strip("-.")
     if len(flat) <= MAX_SLUG and flat:
         return flat
-    digest = hashlib.sha256(name.encode()).hexdigest()[:12]
-    return f"{flat[:MAX_SLUG - 13].rstrip('-.')}-{digest}" if flat else digest
+    digest = hashlib.sha256(name.encode()).hexdigest()[:DIGEST_CHARS]
+    if not flat:
+        return f"x-{digest}"
+    return f"{flat[:MAX_SLUG - DIGEST_CHARS - 1].rstrip('-.')}-{digest}"
+
+
+def id_shaped(slug: str) -> bool:
+    """A slug that holds a correlation id (a session, subagent, tool use, request or message
+    id): such a thing is no entity, whatever a handler says."""
+    return bool(_ID_TOKENS.search(slug.casefold()))
+
+
+def scopes_meet(left: str, right: str) -> bool:
+    """Whether two claims' scopes can contradict: not when each holds in its own project
+    (`project:a` and `project:b`); `global` or an empty scope meets every other."""
+    where = [scope.split(" (", 1)[0] for scope in (left, right)]
+    return not (all(w.startswith("project:") for w in where) and where[0] != where[1])
 
 
 def split_key(key: str) -> tuple[str, str]:

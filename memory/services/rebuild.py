@@ -37,6 +37,7 @@ DERIVED_TABLES = (
     "memory_entitymerge", "memory_regenerationrequest", "memory_entityembedding",
     "memory_entityalias", "memory_vocabularyterm", "memory_pairfamiliarity",
     "memory_entitytransition", "memory_relationtransition", "memory_relation",
+    "memory_memorymention", "memory_memoryembedding", "memory_memory",
     "memory_entity",
 )
 

@@ -63,6 +63,7 @@ def _extract(view: ObservationView) -> tuple[Extraction, bool] | Outcome:
     try:
         extraction = registration.handler(view)
         extraction.check()
+        extraction = extraction.without_ids()
     except Exception as exc:  # a handler's bug fails its observation, not the chunk
         return Outcome(view.id, ObservationStatus.FAILED,
                        error=f"handler {registration.category}/{registration.pattern or '*'}: "

@@ -23,6 +23,7 @@ from memory.models import (
     Fact,
     ReviewItem,
 )
+from memory.services.memories_consolidate import memories_write
 from memory.services.retain_graph import FactRow, GraphCache, Node
 from memory.services.retain_writes import ChunkWrites
 
@@ -257,6 +258,7 @@ def chunk_flush(*, cache: GraphCache, writes: ChunkWrites, config: DecayConfig) 
     _mentions(cache, writes)
     _relations(cache, writes, config)
     _facts(cache, writes)
+    memories_write(cache=cache, writes=writes, config=config)
     _bookkeeping(cache)
     _observations(cache, writes)
     _regenerations(cache, writes)

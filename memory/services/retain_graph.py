@@ -208,12 +208,17 @@ class GraphCache:
             seen += 1
         return node
 
-    def find(self, *, key: str, namespace: str, names: Iterable[str]) -> Node | None:
-        """By key, else by a normalized name in the namespace; the survivor of a merge."""
+    def find(self, *, key: str, namespace: str, names: Iterable[str],
+             also_in: Iterable[str] = ()) -> Node | None:
+        """By key, else by a normalized name in the namespace (then in `also_in`, in order);
+        the survivor of a merge."""
         node = self.nodes.get(key)
-        if node is None:
+        names = list(names)
+        for path in (namespace, *also_in):
+            if node is not None:
+                break
             for name in names:
-                alias_key = self.aliases.get((namespace, normalize(name)))
+                alias_key = self.aliases.get((path, normalize(name)))
                 if alias_key is not None:
                     node = self.nodes[alias_key]
                     break

@@ -7,7 +7,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from memory.retain.extraction import ObservationView
 from memory.services.retain_graph import FactRow
+
+# Observations of this category carry a free-text memory, written whole with the chunk.
+MEMORY_CATEGORY = "memory"
 
 
 @dataclass
@@ -52,6 +56,14 @@ class ReviewRow:
 
 
 @dataclass
+class MemoryWrite:
+    """A memory to write: its observation, and the entities its refs resolved to."""
+
+    view: ObservationView
+    keys: dict[str, str]
+
+
+@dataclass
 class Regeneration:
     reasons: set[str] = field(default_factory=set)
     strength: float | None = None
@@ -72,6 +84,7 @@ class ChunkWrites:
     regenerations: dict[str, Regeneration] = field(
         default_factory=lambda: defaultdict(Regeneration))
     activated: set[str] = field(default_factory=set)
+    memories: list[MemoryWrite] = field(default_factory=list)
 
     def mention(self, key: str, observation_id: str, role: str, *, reinforced: bool,
                 at: datetime) -> None:
