@@ -31,7 +31,6 @@ _ID_TOKENS = re.compile(
 )
 
 
-
 @dataclass(frozen=True)
 class ObservationView:
     """The fields of an Observation a handler may read."""
@@ -72,6 +71,9 @@ class EntitySpec:
     role: str = ""
     actor: bool = False
     principal: bool = False
+    # Other namespaces where the name may already be known (by alias), looked in, in order,
+    # when it is not found in `namespace` (a memory's name of no known kind).
+    also_in: tuple[str, ...] = ()
 
     @property
     def full_key(self) -> str:
@@ -128,7 +130,6 @@ class Extraction:
                             if r.source not in refused and r.target not in refused),
             facts=tuple(f for f in self.facts if f.entity not in refused),
         )
-
 
 
 def slug_of(name: str) -> str:

@@ -73,10 +73,11 @@ def _extract(view: ObservationView) -> tuple[Extraction, bool] | Outcome:
 
 def _prefetch(cache: GraphCache, plans: Sequence[tuple[ObservationView, Extraction]]) -> None:
     specs = [spec for _, extraction in plans for spec in extraction.entities]
-    cache.load_namespaces({s.namespace for s in specs} | {v.target_namespace for v, _ in plans})
+    cache.load_namespaces({s.namespace for s in specs} | {v.target_namespace for v, _ in plans}
+                          | {path for s in specs for path in s.also_in})
     cache.load_entities(keys={s.full_key for s in specs})
-    cache.load_aliases({(s.namespace, normalize(name)) for s in specs
-                        for name in (s.name, *s.aliases)})
+    cache.load_aliases({(path, normalize(name)) for s in specs
+                        for path in (s.namespace, *s.also_in) for name in (s.name, *s.aliases)})
     cache.load_pairs({(v.category, v.target_namespace) for v, _ in plans})
     cache.load_vocabulary({(v.target_namespace, lemma) for v, _ in plans
                            for lemma in content_lemmas(v.topic)})

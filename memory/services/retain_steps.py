@@ -24,7 +24,14 @@ from memory.retain.extraction import (
 from memory.retain.fit import FitParts, actor_credit, pair_prior, route_of, schema_fit
 from memory.retain.text import claim_lemmas, content_lemmas, jaccard, normalize
 from memory.services.retain_graph import FactRow, GraphCache, Node
-from memory.services.retain_writes import ChunkWrites, ConflictRow, Outcome, ReviewRow
+from memory.services.retain_writes import (
+    MEMORY_CATEGORY,
+    ChunkWrites,
+    ConflictRow,
+    MemoryWrite,
+    Outcome,
+    ReviewRow,
+)
 from memory.services.taxonomy import namespace_resolve
 
 DARK = Route.DARK_MATTER
@@ -91,7 +98,8 @@ class ObservationStep:
     def plan(self) -> None:
         for spec in self.extraction.entities:
             self.resolved[spec.ref] = self.cache.find(
-                key=spec.full_key, namespace=spec.namespace, names=(spec.name, *spec.aliases))
+                key=spec.full_key, namespace=spec.namespace, names=(spec.name, *spec.aliases),
+                also_in=spec.also_in)
         actors = [s for s in self.extraction.entities if s.actor] or list(self.extraction.entities)
         credits = [actor_credit(known=self.structural(s) or self._active(self.resolved[s.ref]),
                                 described=described(self.config, s.namespace),
@@ -132,7 +140,8 @@ class ObservationStep:
         nodes: dict[str, Node] = {}
         for spec in self.extraction.entities:
             node = self.resolved[spec.ref] or self.cache.find(
-                key=spec.full_key, namespace=spec.namespace, names=(spec.name, *spec.aliases))
+                key=spec.full_key, namespace=spec.namespace, names=(spec.name, *spec.aliases),
+                also_in=spec.also_in)
             if node is None:
                 node = self._create(spec)
                 created.append(node)
@@ -140,6 +149,9 @@ class ObservationStep:
                 self._remember_names(node, spec)
             nodes[spec.ref] = node
         self._mentions(nodes, created)
+        if self.view.category == MEMORY_CATEGORY:
+            self.writes.memories.append(
+                MemoryWrite(self.view, {ref: node.key for ref, node in nodes.items()}))
         dark = self.route == DARK
         if not dark:
             self._relations(nodes)
