@@ -11,7 +11,8 @@ REJECTED = re.compile(
     r"|take this action right now)|User rejected tool use)"
 )
 REJECTION_REASON = re.compile(
-    r"The user provided the following reason for the rejection:\s*(?P<reason>.+)", re.S
+    r"(?:The user provided the following reason for the rejection:"
+    r"|To tell you how to proceed, the user said:|the user said:)\s*(?P<reason>.+)", re.S
 )
 NOT_GRANTED = re.compile(
     r"Claude requested permissions to (?:use (?P<tool>[\w.:-]+)"

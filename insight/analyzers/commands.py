@@ -11,6 +11,8 @@ from urllib.parse import urlparse
 _SEGMENTS = re.compile(r"\s*(?:&&|\|\||;|\||\n)\s*")
 _ENV = re.compile(r"^[A-Za-z_]\w*=")
 _WRAPPERS = {"sudo", "time", "nohup", "exec", "env"}
+_SHELL_KEYWORDS = {"for", "while", "until", "if", "case", "select", "function", "{", "(", "[",
+                   "[[", "!", "do", "then"}
 # Commands whose first argument is a subcommand: the rule covers "git commit", not "git".
 _SUBCOMMANDED = {
     "npm", "pnpm", "yarn", "npx", "bun", "bunx", "uv", "uvx", "pip", "pip3", "git", "cargo",
@@ -76,9 +78,10 @@ def segments(command: str) -> list[list[str]]:
 
 
 def command_prefix(command: str) -> str:
-    """`npm test`, `git commit`, `python -m pytest`, `ls`: what a permission rule names."""
+    """`npm test`, `git commit`, `python -m pytest`, `ls`: what a permission rule names
+    (nothing for a shell construct: `for`, `if`, `while`)."""
     parts = segments(command)
-    if not parts:
+    if not parts or parts[0][0] in _SHELL_KEYWORDS:
         return ""
     words = parts[0]
     head = words[0].rsplit("/", 1)[-1]

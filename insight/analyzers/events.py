@@ -122,12 +122,21 @@ def tool_input(call: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def subagent_of(event: Event) -> str:
+    """The subagent run an event belongs to (its agent id, `sidechain` for the old inline
+    sidechains), "" in a main session. A correlation, never an entity of its own."""
+    agent = agent_of(event)
+    return agent.split(":", 1)[1] if ":" in agent else ""
+
+
 def actor(name: str, role: str) -> dict[str, str]:
-    """An actor with its entity key where the name says which one it is."""
+    """An actor with its entity key where the name says which one it is. A subagent run
+    (`claude-code:<agentId>`) is an episode of its agent: the actor is the agent."""
     if name == "operator":
         return {"name": name, "key": "self:operator", "role": role}
     if name.startswith(BASE_AGENT):
-        return {"name": name, "key": f"agent:{name}", "role": role}
+        agent = name.split(":", 1)[0]
+        return {"name": agent, "key": f"agent:{agent}", "role": role}
     return {"name": name, "role": role}
 
 

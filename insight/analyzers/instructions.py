@@ -1,6 +1,8 @@
 """Operator instructions and preferences: "always use X", "never use library Y",
-"n'utilise jamais X", "je préfère X à Y" -> `instruction` on `agent:<agent>:instruction`,
-`preference` on `self:operator:preference`, with the claim's polarity and subject.
+"n'utilise jamais X", "je préfère X à Y", "use pnpm" as the reason of a rejected tool use
+(rule_context.py) -> `instruction` on `agent:<agent>:instruction`, `preference` on
+`self:operator:preference`, with the claim's polarity, subject, and where it applies (the
+project it was said in, or everywhere).
 
 Claims are written with canonical English verbs ("use pnpm") whatever the language, so
 that "always use pnpm" and "n'utilise jamais pnpm" are the same claim with opposite
@@ -8,9 +10,11 @@ polarities (what the Retain Job's conflict detection compares)."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from insight.analyzers import namespaces
 from insight.analyzers.base import Analyzer, Event, ObservationDraft
@@ -21,6 +25,14 @@ from insight.analyzers.events import (
     is_operator_prompt,
     message_text,
     observed,
+    tool_calls,
+)
+from insight.analyzers.projects import project_of
+from insight.analyzers.rule_context import (
+    applies_to,
+    corrective_prompts,
+    is_corrective,
+    rejections,
 )
 from insight.analyzers.sentiment import sentiment_of
 from insight.analyzers.text import excerpt, reading_order, sentences
@@ -29,6 +41,10 @@ from insight.lexicons import ClaimPattern, Lexicon, lexicon
 MAX_SUBJECT_WORDS = 8
 _TRIM = " '\"*_`.«»"
 _ELIDED_ARTICLE = re.compile(r"^(?:l|d)'")
+# "... but I don't want to X": a clause of its own.
+_CLAUSES = re.compile(r"(?:[,;]\s*|\s)(?:but|and so|so|mais|donc)\s+|;\s*")
+# "don't add comments or docstrings", "don't X or Y it": one claim per alternative.
+_ALTERNATIVES = re.compile(r"\s+(?:or|nor|ou|ni)\s+")
 
 
 @dataclass(frozen=True)
@@ -67,25 +83,32 @@ def _subject_and_scope(raw: str | None, lex: Lexicon) -> tuple[str, str]:
     return subject, scope
 
 
-def _claim(sentence: str, pattern: ClaimPattern, lex: Lexicon) -> Claim | None:
+def _claim(sentence: str, pattern: ClaimPattern, lex: Lexicon) -> list[Claim]:
     match = pattern.regex.search(sentence)
     if not match:
-        return None
+        return []
     groups = match.groupdict()
-    subject, scope = _subject_and_scope(groups.get("subject"), lex)
-    if not subject:
-        return None
     verb = groups.get("verb") or ("prefer" if pattern.kind == "preference" else "use")
-    return Claim(
-        kind=pattern.kind,
-        polarity=pattern.polarity,
-        modality=lex.modalities.get(groups.get("mod") or "", pattern.modality),
-        verb=lex.verbs.get(verb, verb),
-        subject=subject,
-        alternative=_subject_and_scope(groups.get("alt"), lex)[0],
-        scope=scope,
-        sentence=sentence,
-    )
+    raw = groups.get("subject") or ""
+    parts = _ALTERNATIVES.split(raw) if pattern.polarity == "negative" else [raw]
+    claims = []
+    for index, part in enumerate(parts):
+        words = part.split()
+        own_verb = index > 0 and len(words) > 1 and words[0] == verb
+        subject, scope = _subject_and_scope(" ".join(words[1:]) if own_verb else part, lex)
+        if not subject:
+            continue
+        claims.append(Claim(
+            kind=pattern.kind,
+            polarity=pattern.polarity,
+            modality=lex.modalities.get(groups.get("mod") or "", pattern.modality),
+            verb=lex.verbs.get(verb, verb),
+            subject=subject,
+            alternative=_subject_and_scope(groups.get("alt"), lex)[0],
+            scope=scope,
+            sentence=sentence,
+        ))
+    return claims
 
 
 # "Always use uv, never pip": the second clause drops the verb and flips the polarity.
@@ -116,35 +139,58 @@ def _elliptic(first: Claim, language: str) -> list[Claim]:
     return claims
 
 
-def claims_in(text: str, language: str) -> list[Claim]:
-    """The instructions and preferences a text states: one per sentence, plus the verb-less
-    clauses that follow an instruction ("always use uv, never pip")."""
+def _replacing(first: Claim) -> list[Claim]:
+    """"use pnpm instead of npm" also says not to use npm: a claim of its own."""
+    if first.kind != "instruction" or first.polarity != "positive" or not first.alternative \
+            or first.alternative.casefold() == first.subject.casefold():
+        return []
+    return [Claim(kind=first.kind, polarity="negative", modality=first.modality,
+                  verb=first.verb, subject=first.alternative, alternative="", scope="",
+                  sentence=first.sentence)]
+
+
+def _sentence_claims(sentence: str, lex: Lexicon, *, corrective: bool) -> list[Claim]:
+    patterns = (*lex.claims, *lex.corrective_claims) if corrective else lex.claims
+    for clause in (sentence, *_CLAUSES.split(sentence)[1:]):
+        for pattern in patterns:
+            if claims := _claim(clause.strip(), pattern, lex):
+                return claims
+    return []
+
+
+def claims_in(text: str, language: str, *, corrective: bool = False) -> list[Claim]:
+    """The instructions and preferences a text states: one per sentence (or per clause
+    after "but"), plus the verb-less clauses that follow an instruction ("always use uv,
+    never pip") and what an instruction replaces. `corrective`: the text corrects the agent
+    (a rejection's reason, after an interrupt), where a bare "use X" is a rule."""
     lex = lexicon(language)
     found = []
     for sentence in sentences(text):
-        for pattern in lex.claims:
-            if claim := _claim(sentence, pattern, lex):
-                found.extend([claim, *_elliptic(claim, language)])
-                break
+        for claim in _sentence_claims(sentence, lex, corrective=corrective):
+            found.extend([claim, *_elliptic(claim, language), *_replacing(claim)])
     return found
 
 
-def claims_and_language(text: str) -> tuple[list[Claim], str]:
+def claims_and_language(text: str, *, corrective: bool = False) -> tuple[list[Claim], str]:
     """Claims in the text's language; short texts are also read in the other language."""
     languages = reading_order(text)
     for language in languages:
-        if claims := claims_in(text, language):
+        if claims := claims_in(text, language, corrective=corrective):
             return claims, language
     return [], languages[0]
 
 
-def _observe(event: Event, claim: Claim, language: str) -> ObservationDraft:
+def _observe(event: Event, claim: Claim, language: str, *, source: str = "prompt",
+             key: str = "") -> ObservationDraft:
     agent = base_agent(event)
     instruction = claim.kind == "instruction"
     sentiment, score = sentiment_of(claim.sentence, language)
+    project = project_of(event).name
     body = {"claim": claim.text, "subject": claim.subject, "polarity": claim.polarity,
             "modality": claim.modality, "verb": claim.verb, "text": excerpt(claim.sentence, 300),
-            "language": language}
+            "language": language, "source": source, "project": project,
+            "applies_to": applies_to(claim.sentence, lexicon(language), project=project,
+                                     kind=claim.kind)}
     if claim.alternative:
         body["alternative"] = claim.alternative
     if claim.scope:
@@ -161,17 +207,44 @@ def _observe(event: Event, claim: Claim, language: str) -> ObservationDraft:
         sentiment=sentiment,
         sentiment_score=score,
         payload=body,
-        key=f"{event['id']}:{claim.kind}:{claim.polarity}:{claim.text}",
+        key=f"{event['id']}:{key}{claim.kind}:{claim.polarity}:{claim.text}",
     )
+
+
+def _from_rejections(event: Event, calls: dict[str, Any]) -> list[ObservationDraft]:
+    drafts = []
+    for rejection in rejections(event, calls):
+        claims, language = claims_and_language(rejection.reason, corrective=True)
+        for claim in claims:
+            for said in _instead_of(claim, rejection.replaced):
+                drafts.append(_observe(event, said, language, source="rejection",
+                                       key=f"{rejection.tool_use_id}:"))
+    return drafts
+
+
+def _instead_of(claim: Claim, replaced: str) -> list[Claim]:
+    """A bare "use pnpm" rejecting `npm install` is "use pnpm instead of npm"."""
+    if claim.modality != "instead" or claim.alternative or not replaced \
+            or replaced.casefold() in claim.subject.casefold().split():
+        return [claim]
+    claim = dataclasses.replace(claim, alternative=replaced)
+    return [claim, *_replacing(claim)]
 
 
 def analyze(events: Sequence[Event]) -> list[ObservationDraft]:
     drafts: list[ObservationDraft] = []
+    after_refusal = corrective_prompts(events)
+    calls: dict[str, Any] = dict(tool_calls(events))
     for event in observed(events):
+        if event.get("subtype") == "user.tool_result":
+            drafts.extend(_from_rejections(event, calls))
+            continue
         if not is_operator_prompt(event):
             continue
-        claims, language = claims_and_language(message_text(event))
-        drafts.extend(_observe(event, claim, language) for claim in claims)
+        corrective = is_corrective(event, after_refusal)
+        claims, language = claims_and_language(message_text(event), corrective=corrective)
+        source = "correction" if corrective else "prompt"
+        drafts.extend(_observe(event, claim, language, source=source) for claim in claims)
     return drafts
 
 

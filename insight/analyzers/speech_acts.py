@@ -15,7 +15,6 @@ from insight.analyzers import namespaces
 from insight.analyzers.base import Analyzer, Event, ObservationDraft
 from insight.analyzers.events import (
     actor,
-    agent_of,
     base_agent,
     draft,
     is_operator_prompt,
@@ -23,6 +22,7 @@ from insight.analyzers.events import (
     message_text,
     observed,
     payload,
+    subagent_of,
 )
 from insight.analyzers.sentiment import sentiment_of
 from insight.analyzers.text import excerpt, language_of, sentences
@@ -59,17 +59,18 @@ def classify(text: str, language: str) -> tuple[str, dict[str, int]]:
 
 
 def parties(event: Event) -> tuple[str, str] | None:
-    """(speaker, counterpart) of an interaction message, None if it is not one."""
+    """(speaker, counterpart) of an interaction message, None if it is not one. Inside a
+    subagent run the agent speaks with itself (the run is an episode of it, in `subagent`)."""
     subtype = event.get("subtype")
+    agent = base_agent(event)
     if subtype == "user.prompt":
         if is_operator_prompt(event):
-            return "operator", base_agent(event)
+            return "operator", agent
         if is_sidechain(event):  # a subagent's task, written by the agent that spawned it
-            return base_agent(event), agent_of(event)
+            return agent, agent
         return None
     if subtype == "assistant.text" and not payload(event).get("isApiErrorMessage"):
-        counterpart = base_agent(event) if is_sidechain(event) else "operator"
-        return agent_of(event), counterpart
+        return agent, agent if is_sidechain(event) else "operator"
     return None
 
 
@@ -89,7 +90,7 @@ def _observe(event: Event, speaker: str, counterpart: str) -> ObservationDraft |
         sentiment=sentiment,
         sentiment_score=score,
         payload={"act": act, "acts": counts, "speaker": speaker, "counterpart": counterpart,
-                 "language": language, "chars": len(text)},
+                 "language": language, "chars": len(text), "subagent": subagent_of(event)},
     )
 
 

@@ -1,6 +1,7 @@
 """`instruction` (agent:*:instruction) and `preference`: the rule or preference is the entity,
 the claim (with its polarity, canonical English verb) is a fact on it, so that "always use
-pnpm" and "n'utilise jamais pnpm" meet on one entity as opposite claims."""
+pnpm" and "n'utilise jamais pnpm" meet on one entity as opposite claims. The fact's scope
+says where the claim holds: `global`, or `project:<name>` (the project it was said in)."""
 
 from __future__ import annotations
 
@@ -19,9 +20,19 @@ def _polarity(view: ObservationView) -> int:
     return -1 if view.text("polarity") == "negative" else 1
 
 
+def fact_scope(view: ObservationView) -> str:
+    """`global` or `project:<name>`, then what the sentence narrows it to, if anything
+    (`project:cortex (in the integration tests)`)."""
+    project = view.text("project")
+    where = f"project:{project}" if view.text("applies_to") == "project" and project \
+        else "global"
+    qualifier = view.text("scope")
+    return f"{where} ({qualifier})" if qualifier else where
+
+
 def _fact(view: ObservationView, claim: str) -> FactSpec:
     return FactSpec(entity="claim", claim=claim, polarity=_polarity(view),
-                    scope=view.text("scope"), language=view.text("language"))
+                    scope=fact_scope(view), language=view.text("language"))
 
 
 @handler_register("instruction", "agent:*:instruction")

@@ -1,5 +1,6 @@
 """`interaction` (agent:*:relationship): the agent's relationship with the other party is the
-entity (internal working model); the speaker interacts with the counterpart. The speech
+entity (internal working model); the speaker interacts with the counterpart. The agent
+talking with itself in a subagent run (an episode of it) is no relationship. The speech
 acts themselves stay on the observations (the interaction profile reads them there)."""
 
 from __future__ import annotations
@@ -11,8 +12,14 @@ from memory.retain.registry import handler_register
 
 @handler_register("interaction", "agent:*:relationship")
 def interaction(view: ObservationView) -> Extraction:
-    speaker, counterpart = view.text("speaker"), view.text("counterpart")
     agent = agent_of_namespace(view)
+    # Observations of older analyzers name a subagent run `claude-code:<agentId>`.
+    speaker, counterpart = (name.split(":", 1)[0] if name.startswith(f"{agent}:") else name
+                            for name in (view.text("speaker"), view.text("counterpart")))
+    if speaker == counterpart:  # the agent with itself, in a subagent run
+        return Extraction(entities=tuple(
+            spec for role, spec in actor_specs(view, default_namespace="agent").items()
+            if role == "speaker"))
     other_role = "counterpart" if speaker == agent else "speaker"
     other = counterpart if other_role == "counterpart" else speaker
     actors = actor_specs(view, default_namespace="world:person")

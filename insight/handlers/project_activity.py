@@ -1,6 +1,7 @@
 """`project_activity` (world:project, world:artifact): the project the agent works on, its
 branches, the files it touches and the libraries it imports or installs. A file is named
-with its project ("billing-api/src/app.py"): the same path in two projects is two files."""
+with its project ("billing-api/src/app.py"): the same path in two projects is two files; a
+file outside the project keeps its own path ("~/.claude/CLAUDE.md") and is not part of it."""
 
 from __future__ import annotations
 
@@ -19,6 +20,14 @@ def _agent(view: ObservationView) -> EntitySpec | None:
                       role="agent")
 
 
+def _file(view: ObservationView) -> str:
+    """The file's name in its project; older observations named it relative to the cwd."""
+    name = view.text("name")
+    if view.text("inside"):
+        return name
+    return f"{view.text('project')}/{name}"
+
+
 def _activity(view: ObservationView) -> Extraction:
     kind = view.text("kind")
     actors = actor_specs(view, default_namespace="world:artifact")
@@ -26,10 +35,10 @@ def _activity(view: ObservationView) -> Extraction:
     entities: list[EntitySpec] = [project] if project else []
     relations: list[RelationSpec] = []
     if kind == "file" and project:
-        path = f"{view.text('project')}/{view.text('name')}"
-        entities.append(EntitySpec(ref="file", namespace="world:artifact", name=path,
+        entities.append(EntitySpec(ref="file", namespace="world:artifact", name=_file(view),
                                    principal=True, role="file", actor=True))
-        relations.append(RelationSpec("file", "project", "part_of"))
+        if view.text("inside", "True") == "True":
+            relations.append(RelationSpec("file", "project", "part_of"))
     elif kind == "library" and "library" in actors:
         entities.append(dataclasses.replace(actors["library"], principal=True))
         if project:

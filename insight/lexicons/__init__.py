@@ -42,6 +42,9 @@ class Lexicon:
     acts: dict[str, tuple[re.Pattern[str], ...]]
     corrections: dict[str, tuple[re.Pattern[str], ...]]
     claims: tuple[ClaimPattern, ...]
+    # Read only where the text corrects the agent (a rejection's reason, after an interrupt).
+    corrective_claims: tuple[ClaimPattern, ...]
+    global_words: tuple[str, ...]
     modalities: dict[str, str]
     verbs: dict[str, str]
     clause_break: re.Pattern[str]
@@ -89,6 +92,8 @@ def _build(raw: dict[str, Any]) -> Lexicon:
               for act in ("declarative", "directive", "commissive", "expressive")},
         corrections={kind: _compile_all(p) for kind, p in raw["corrections"].items()},
         claims=_claims(claims),
+        corrective_claims=_claims(claims["corrective"]),
+        global_words=tuple(claims["global_words"]),
         modalities=dict(claims.get("modalities", {})),
         verbs=dict(claims["verbs"]),
         clause_break=re.compile("|".join(claims["clause_breaks"])),

@@ -44,8 +44,9 @@ def test_the_same_claim_in_two_languages_compares_with_opposite_polarity() -> No
 def test_the_scope_and_the_alternative_are_kept_apart_from_the_subject() -> None:
     scoped = _one("Don't use mocks in the integration tests.")
     assert (scoped["subject"], scoped["scope"]) == ("mocks", "in the integration tests")
-    instead = _one("Utilise httpx au lieu de requests.")
+    instead, replaced = (d.payload for d in analyze([prompt("Utilise httpx au lieu de requests.")]))
     assert (instead["subject"], instead["alternative"]) == ("httpx", "requests")
+    assert (replaced["claim"], replaced["polarity"]) == ("use requests", "negative")
 
 
 @pytest.mark.parametrize(

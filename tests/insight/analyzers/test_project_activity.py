@@ -20,7 +20,7 @@ def test_files_written_and_the_libraries_their_code_imports() -> None:
                        use_id="t1")]
     assert _touched(events) == [
         ("project", "cortex", "worked_on"),
-        ("file", "memory/api.py", "written"),
+        ("file", "cortex/memory/api.py", "written"),
         ("library", "django", "imported"),
         ("library", "httpx", "imported"),
     ]

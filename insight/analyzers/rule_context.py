@@ -1,0 +1,76 @@
+"""Where the operator states a rule in words, beyond "always" and "never" in a prompt:
+
+- the reason given for a rejected tool use ("The user doesn't want to proceed with this
+  tool use... the following reason for the rejection: use pnpm"): a rule that replaces the
+  refused call (`npm install` -> "use pnpm" instead of npm);
+- the prompt that follows an interrupt or a rejection, or that starts by correcting the
+  agent ("no, use httpx"): there a bare "use X" is a rule too.
+
+And where a rule holds: in the project it was said in, unless it says otherwise ("in all
+projects", "partout")."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from insight.analyzers.base import Event
+from insight.analyzers.claude_messages import INTERRUPT, REJECTED, REJECTION_REASON
+from insight.analyzers.commands import segments
+from insight.analyzers.corrections import correction_kind
+from insight.analyzers.events import block_text, blocks, correlation, message_text, tool_input
+from insight.lexicons import Lexicon
+
+
+@dataclass(frozen=True)
+class Rejection:
+    reason: str
+    tool_use_id: str
+    # What the refused call ran (`npm` for `npm install`): what the rule replaces.
+    replaced: str
+
+
+def _refuses(event: Event) -> bool:
+    if event.get("subtype") == "user.interrupt" or INTERRUPT.match(message_text(event)):
+        return True
+    return any(REJECTED.search(block_text(b.get("content"))) for b in blocks(event, "tool_result"))
+
+
+def corrective_prompts(events: Sequence[Event]) -> set[str]:
+    """Ids of the prompts whose parent (in this batch) is an interrupt or a rejection."""
+    refusals = {str(e.get("source_id")) for e in events if _refuses(e)}
+    return {str(e["id"]) for e in events
+            if e.get("subtype") == "user.prompt" and correlation(e)["parent"] in refusals}
+
+
+def is_corrective(event: Event, after_refusal: set[str]) -> bool:
+    return str(event["id"]) in after_refusal or correction_kind(message_text(event)) is not None
+
+
+def _replaced(call: Mapping[str, Any] | None) -> str:
+    if not call or call.get("name") != "Bash":
+        return ""
+    parts = segments(str(tool_input(call).get("command") or ""))
+    return parts[0][0].rsplit("/", 1)[-1] if parts else ""
+
+
+def rejections(event: Event, calls: Mapping[str, Mapping[str, Any]]) -> list[Rejection]:
+    """The rejected tool uses of a tool result that say why."""
+    found = []
+    for block in blocks(event, "tool_result"):
+        text = block_text(block.get("content"))
+        reason = REJECTION_REASON.search(text) if REJECTED.search(text) else None
+        if reason and reason.group("reason").strip():
+            use_id = str(block.get("tool_use_id") or "")
+            found.append(Rejection(reason.group("reason").strip(), use_id,
+                                   _replaced(calls.get(use_id))))
+    return found
+
+
+def applies_to(sentence: str, lex: Lexicon, *, project: str, kind: str) -> str:
+    """`global` or `project`: an instruction holds in its project, a preference is the
+    operator's everywhere, unless the sentence says where."""
+    if any(word in sentence for word in lex.global_words) or not project:
+        return "global"
+    return "project" if kind == "instruction" else "global"
