@@ -32,6 +32,7 @@ from memory.selectors.compiled_truth import (
     compiled_states,
 )
 from memory.services.compiled_files import Document, compiled_files_write
+from memory.sleep.registry import StepContext, sleep_step
 
 COMPILED_LOCK_KEY = 0x636F7274_0007
 PHASES = ("select", "load", "render", "insert", "files")
@@ -222,3 +223,14 @@ def compiled_truth_rebuild_all(*, now: datetime | None = None,
             _generate(states, now=now, config=config, trigger=CompiledTrigger.REBUILD,
                       report=report, extra=("rebuild",))
     return report
+
+
+# The sleep cycle's step (docs/compiled-truth.md): after strengths and weights are stored, a
+# new version for each active entity the regeneration rule selects. Registered here, in the
+# services layer, because it calls a service (memory/sleep/ holds no service calls).
+COMPILED_ORDER = 30
+
+
+@sleep_step("compiled_truth", order=COMPILED_ORDER)
+def compiled_truth_step(ctx: StepContext) -> dict[str, int]:
+    return compiled_truth_sleep(now=ctx.now, config=ctx.config).counts()

@@ -20,8 +20,8 @@ from memory import clock
 from memory.config import DecayConfig, config_get
 from memory.models import RunStatus, SleepCycleRun
 from memory.queueing import task_enqueue
+from memory.services import compiled_truth as _compiled_step  # noqa: F401 - registers its step
 from memory.services.locks import sleep_cycle_lock
-from memory.sleep import compiled_truth as _compiled_step  # noqa: F401 - registers it
 from memory.sleep import steps as _core_steps  # noqa: F401 - registers the core steps
 from memory.sleep.registry import Step, StepContext, sleep_steps
 
