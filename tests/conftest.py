@@ -4,6 +4,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from django.test import override_settings
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
 FIXTURES = SHARED / "fixtures"
@@ -14,6 +15,15 @@ def shared_fixtures() -> Path:
     if not FIXTURES.is_dir():
         pytest.skip("../shared/fixtures is absent")
     return FIXTURES
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _compiled_truths_in_a_temporary_directory(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[None]:
+    """Sleep cycles in tests write compiled-truth files: never into the user's CORTEX_HOME."""
+    with override_settings(CORTEX_COMPILED_DIR=tmp_path_factory.mktemp("compiled")):
+        yield
 
 
 @pytest.fixture(scope="session", autouse=True)
