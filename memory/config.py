@@ -377,6 +377,7 @@ class ActuationSkill:
     min_sessions: int = 3
     min_steps: int = 3
     max_steps: int = 5
+    max_per_repository: int = 3
 
     def check(self, where: str) -> None:
         if not 2 <= self.min_steps <= self.max_steps:
@@ -431,6 +432,31 @@ class ActuationSection:
         if self.claude_md.max_lines < 1:
             _fail(f"{where}.claude_md.max_lines", "must be >= 1")
         _unit(f"{where}.claude_md.recovery_share", self.claude_md.recovery_share)
+
+
+@dataclasses.dataclass(frozen=True)
+class ContextSection:
+    """Context assembly (docs/context.md) and the Claude Code hooks that print it."""
+
+    candidates: int
+    max_budget_tokens: int
+    max_pinned: int
+    facts_per_entity: int
+    memories_per_entity: int
+    quote_chars: int
+    hook_session_start_budget: int
+    hook_prompt_budget: int
+    hook_min_prompt_chars: int
+    hook_timeout_seconds: float
+
+    def check(self, where: str) -> None:
+        for name in ("candidates", "max_budget_tokens", "max_pinned", "facts_per_entity",
+                     "quote_chars", "hook_session_start_budget", "hook_prompt_budget"):
+            if getattr(self, name) < 1:
+                _fail(f"{where}.{name}", f"must be >= 1, got {getattr(self, name)}")
+        if self.memories_per_entity < 0 or self.hook_min_prompt_chars < 0:
+            _fail(where, "memories_per_entity and hook_min_prompt_chars must be >= 0")
+        _positive(f"{where}.hook_timeout_seconds", self.hook_timeout_seconds)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -511,6 +537,7 @@ class DecayConfig:
     actuation: ActuationSection = dataclasses.field(default_factory=ActuationSection)
     memories: MemoriesSection = dataclasses.field(default_factory=MemoriesSection)
     recall: RecallSection | None = None
+    context: ContextSection | None = None
     digest: str = dataclasses.field(default="", compare=False)
 
     def emotional(self, valence: str) -> float:

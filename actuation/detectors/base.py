@@ -45,7 +45,7 @@ class Draft:
         events = sorted({e for o in self.occurrences for e in o.events})
         return {
             "entities": [dataclasses.asdict(g) for g in self.grounding],
-            "observations": sorted({o.observation for o in self.occurrences}),
+            "observations": sorted({o.observation for o in self.occurrences if o.observation}),
             "events": events,
             "sessions": sorted({o.session for o in self.occurrences if o.session}),
             "quotes": [dataclasses.asdict(q) for q in self.quotes],

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from actuation.detectors import claude_md
+from actuation.detectors import allowlist, claude_md, corrections, instructions, skill, style
 from actuation.detectors.base import detector_register
 
-SHIPPED = (claude_md.DETECTOR,)
+SHIPPED = (claude_md.DETECTOR, allowlist.DETECTOR, instructions.DETECTOR,
+           corrections.DETECTOR, skill.DETECTOR, style.DETECTOR)
 
 
 def detectors_register() -> None:

@@ -11,10 +11,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db.models import Q
-from django.db.models.fields.json import KeyTextTransform
+from django.db.models.fields.json import KeyTextTransform, KeyTransform
 
 from actuation.models import TargetRepository
-from actuation.selectors.repositories import repository_list, repository_match
+from actuation.selectors.repositories import (
+    repository_list,
+    repository_match,
+    repository_projects,
+)
 from memory.config import DecayConfig
 from memory.models import Entity, EntityMention, EntityStatus, MemoryEvent, Namespace
 from memory.selectors.entities import STRENGTH_NOW, entity_with_strength
@@ -156,6 +160,24 @@ class Graph:
             if name:
                 out.append(name)
         return out
+
+
+def tool_uses(*, repository: TargetRepository, since: datetime, until: datetime,
+              batch_size: int) -> Iterator[tuple[str, str, datetime, str, str]]:
+    """(session, event id, time, tool name, Bash command) of each tool use in the window in
+    this repository's projects, by session then time."""
+    rows = (MemoryEvent.objects.filter(project__in=repository_projects(repository=repository),
+                                       subtype="assistant.tool_use", occurred_at__gte=since,
+                                       occurred_at__lte=until)
+            .exclude(correlation_session="")
+            .annotate(tool=KeyTextTransform("name", KeyTransform(0, KeyTransform(
+                "content", KeyTransform("message", "payload")))),
+                command=KeyTextTransform("command", KeyTransform("input", KeyTransform(0, (
+                    KeyTransform("content", KeyTransform("message", "payload")))))))
+            .order_by("correlation_session", "occurred_at", "id")
+            .values_list("correlation_session", "id", "occurred_at", "tool", "command"))
+    for session, eid, at, tool, command in rows.iterator(chunk_size=batch_size):
+        yield session, eid, at, tool or "", command or ""
 
 
 def tool_use_name(payload: dict[str, Any]) -> str:

@@ -60,3 +60,76 @@ def tool_errors(*, sessions: int, project: str = "shop", cwd: str = "/home/op/sh
 def submit(observations: list[dict[str, Any]]) -> None:
     observation_submit_many(observations=observations)
     retain_drain(embed=False)
+
+
+def _spread(sessions: int, prefix: str, start: datetime, project: str,
+            cwd: str) -> list[tuple[str, str, datetime]]:
+    out = []
+    for i in range(sessions):
+        at = start + timedelta(hours=i)
+        session = f"{prefix}{i}"
+        out.append((session, event(session=session, project=project, cwd=cwd, at=at), at))
+    return out
+
+
+def grants(*, sessions: int, rule: str = "Bash(npm test:*)", tool: str = "Bash",
+           decision: str = "granted", project: str = "shop", cwd: str = "/home/op/shop",
+           prefix: str = "g", start: datetime = T0) -> list[dict[str, Any]]:
+    return [observation(
+        "permission_request", "agent:claude-code:skill", session=s, event_id=e, at=at,
+        payload={"tool": tool, "pattern": rule, "decision": decision, "inferred": True},
+        actors=({**AGENT, "role": "requester"}, {**OPERATOR, "role": "decider"}),
+        topic=f"{decision} {rule}") for s, e, at in _spread(sessions, prefix, start, project, cwd)]
+
+
+def instructions(*, sessions: int, claim: str = "use pnpm", polarity: str = "positive",
+                 text: str = "Always use pnpm here.", project: str = "shop",
+                 cwd: str = "/home/op/shop", prefix: str = "i",
+                 start: datetime = T0) -> list[dict[str, Any]]:
+    return [observation(
+        "instruction", "agent:claude-code:instruction", session=s, event_id=e, at=at,
+        payload={"claim": claim, "subject": claim.split(" ", 1)[-1], "polarity": polarity,
+                 "text": text, "language": "en", "agent": "claude-code"},
+        actors=(OPERATOR, {**AGENT, "role": "addressee"}), topic=text)
+        for s, e, at in _spread(sessions, prefix, start, project, cwd)]
+
+
+def corrections(*, sessions: int, text: str = "use pnpm, not npm", project: str = "shop",
+                cwd: str = "/home/op/shop", prefix: str = "c",
+                start: datetime = T0) -> list[dict[str, Any]]:
+    return [observation(
+        "correction", "agent:claude-code:failure-mode", session=s, event_id=e, at=at,
+        payload={"kind": "rejection", "text": text, "language": "en"},
+        actors=({**OPERATOR, "role": "corrector"}, {**AGENT, "role": "corrected"}),
+        topic=f"rejection: {text}", sentiment="negative")
+        for s, e, at in _spread(sessions, prefix, start, project, cwd)]
+
+
+def interactions(*, acts: list[str], sessions: int = 4, project: str = "shop",
+                 cwd: str = "/home/op/shop", prefix: str = "m",
+                 start: datetime = T0) -> list[dict[str, Any]]:
+    places = _spread(sessions, prefix, start, project, cwd)
+    out = []
+    for i, act in enumerate(acts):
+        session, eid, at = places[i % sessions]
+        out.append(observation(
+            "interaction", "agent:claude-code:relationship", session=session, event_id=eid,
+            at=at + timedelta(seconds=i), topic=f"message {i}",
+            payload={"act": act, "acts": {act: 1}, "speaker": "operator",
+                     "counterpart": "claude-code", "language": "en", "chars": 40},
+            actors=(OPERATOR, {**AGENT, "role": "counterpart"})))
+    return out
+
+
+def tool_use_sessions(*, sessions: int, steps: list[tuple[str, str]], project: str = "shop",
+                      cwd: str = "/home/op/shop", prefix: str = "p",
+                      start: datetime = T0) -> None:
+    """Raw `assistant.tool_use` events: the same steps in each session."""
+    for i in range(sessions):
+        session, at = f"{prefix}{i}", start + timedelta(hours=i)
+        for j, (tool, command) in enumerate(steps):
+            block = {"type": "tool_use", "id": f"toolu_{i}_{j}", "name": tool,
+                     "input": {"command": command} if command else {"file_path": "a.py"}}
+            event(session=session, project=project, cwd=cwd, at=at + timedelta(minutes=j),
+                  subtype="assistant.tool_use",
+                  payload={"message": {"role": "assistant", "content": [block]}})
