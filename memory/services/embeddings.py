@@ -24,6 +24,7 @@ from memory.models.embeddings import EMBEDDING_DIMENSION
 from memory.retain.embedders import embedder_get
 from memory.retain.names import names_agree
 from memory.services.locks import retain_lock
+from memory.services.memories_embed import memory_embed_pending
 from memory.services.merges import entity_merge
 from memory.services.retain_steps import matches_any
 
@@ -46,6 +47,7 @@ class PassReport:
     embedded: int = 0
     merged: int = 0
     checked: int = 0
+    memories_embedded: int = 0
 
 
 def _waiting_embedding(model: str) -> Q:
@@ -158,4 +160,5 @@ def embedding_passes_run(*, config: DecayConfig | None = None) -> PassReport:
     with retain_lock():
         report = entity_dedup_pending(config=config)
     report.embedded = embedded
+    report.memories_embedded = memory_embed_pending(config=config)
     return report

@@ -27,9 +27,10 @@ SELECT e.id, e.source, e.source_id, v.observation_id, COALESCE(e.payload ->> 'te
     CASE WHEN jsonb_typeof(e.payload -> 'metadata') = 'object' THEN e.payload -> 'metadata'
          ELSE '{}'::jsonb END,
     v.language, %s, %s, %s, %s, %s, v.valence, %s, 0, e.occurred_at, false, %s
-FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[])
-    AS v(event_id, observation_id, language, valence)
+FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[]) WITH ORDINALITY
+    AS v(event_id, observation_id, language, valence, position)
 JOIN memory_memoryevent AS e ON e.id = v.event_id
+ORDER BY v.position
 ON CONFLICT (event_id) DO NOTHING
 """
 
@@ -90,8 +91,9 @@ def memories_write(*, cache: GraphCache, writes: ChunkWrites, config: DecayConfi
     if not writes.memories:
         return 0
     namespace = namespace_resolve(path=config.memories.namespace, config=config)
+    # In the order the job applied them (canonical): ids follow it.
     by_event = {w.view.text("event_id"): w for w in writes.memories if w.view.text("event_id")}
-    events = sorted(by_event)
+    events = list(by_event)
     inserted = _execute(_INSERT + " RETURNING event_id", [
         namespace.pk, namespace.memory_type, namespace.referent, namespace.base_strength,
         namespace.half_life_days, namespace.pinned, clock.now(), events,

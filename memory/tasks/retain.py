@@ -41,7 +41,8 @@ def retain_embed_task(self: Task) -> dict[str, int]:
         report = embedding_passes_run()
     except RetainBusy as exc:
         raise self.retry(exc=exc, countdown=10) from exc
-    return {"embedded": report.embedded, "checked": report.checked, "merged": report.merged}
+    return {"embedded": report.embedded, "checked": report.checked, "merged": report.merged,
+            "memories_embedded": report.memories_embedded}
 
 
 # No retry: beat runs the sweep again two minutes later.

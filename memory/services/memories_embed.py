@@ -1,0 +1,57 @@
+"""The background embedding pass over free-text memories (docs/memories.md): the embedder is
+slow, so memories are searchable by text as soon as they are consolidated and get their
+vector here, oldest first, a batch at a time (each batch commits on its own)."""
+
+from __future__ import annotations
+
+from django.db import connection
+
+from memory import clock
+from memory.config import DecayConfig, config_get
+from memory.models.embeddings import EMBEDDING_DIMENSION
+from memory.models.memories import Memory
+from memory.retain.embedders import embedder_get
+
+# The model reads at most 512 tokens: more text changes nothing but the time it takes.
+MAX_EMBEDDED_CHARS = 2000
+
+_STORE = """
+WITH v AS (
+    SELECT * FROM unnest(%s::bigint[], %s::text[]) AS v(memory_id, vector)
+), stored AS (
+    INSERT INTO memory_memoryembedding (memory_id, vector, model, dimension, embedded_at)
+    SELECT v.memory_id, v.vector::vector, %s, %s, %s FROM v
+    JOIN memory_memory AS m ON m.id = v.memory_id
+    ON CONFLICT (memory_id) DO UPDATE SET vector = EXCLUDED.vector, model = EXCLUDED.model,
+        dimension = EXCLUDED.dimension, embedded_at = EXCLUDED.embedded_at
+    RETURNING memory_id
+)
+UPDATE memory_memory SET embedded = true WHERE id IN (SELECT memory_id FROM stored)
+"""
+
+
+def _vector_text(row: object) -> str:
+    return "[" + ",".join(f"{float(x):.7g}" for x in row) + "]"  # type: ignore[attr-defined]
+
+
+def memory_embed_pending(*, config: DecayConfig | None = None, limit: int | None = None) -> int:
+    """Embed memories not embedded yet (oldest first); returns how many."""
+    config = config or config_get()
+    embedder = embedder_get(config.retain.embedder)
+    if embedder.dimension != EMBEDDING_DIMENSION:
+        raise ValueError(f"embedder {embedder.model_id} has {embedder.dimension} dimensions; "
+                         f"the column holds {EMBEDDING_DIMENSION} (a migration is needed)")
+    size = config.memories.embed_batch_size
+    done = 0
+    while limit is None or done < limit:
+        take = size if limit is None else min(size, limit - done)
+        rows = list(Memory.objects.filter(embedded=False).order_by("id")
+                    .values_list("id", "text")[:take])
+        if not rows:
+            break
+        vectors = embedder.embed([text[:MAX_EMBEDDED_CHARS] for _, text in rows])
+        with connection.cursor() as cursor:
+            cursor.execute(_STORE, [[pk for pk, _ in rows], [_vector_text(v) for v in vectors],
+                                    embedder.model_id, embedder.dimension, clock.now()])
+        done += len(rows)
+    return done
