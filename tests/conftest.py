@@ -1,13 +1,34 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 from django.test import override_settings
 
+from memory.config import DecayConfig, config_get, config_swap
+
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
 FIXTURES = SHARED / "fixtures"
+
+
+@pytest.fixture
+def config() -> DecayConfig:
+    return config_get()
+
+
+@pytest.fixture
+def swap_config() -> Iterator[Callable[[DecayConfig], DecayConfig]]:
+    """`swap_config(cfg)` makes `cfg` the process's configuration until the test ends (swaps
+    nest: the last one wins, and they are undone in reverse order)."""
+    with ExitStack() as stack:
+
+        def swap(cfg: DecayConfig) -> DecayConfig:
+            stack.enter_context(config_swap(cfg))
+            return cfg
+
+        yield swap
 
 
 @pytest.fixture

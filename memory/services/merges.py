@@ -78,6 +78,28 @@ def _fold_entity(merged: Entity, survivor: Entity) -> tuple[dict[str, Any], list
     return before, added
 
 
+def _fold_into(row: Relation | Fact, twin: Relation | Fact, *, earliest: str,
+               latest: str) -> dict[str, Any]:
+    """Add `row` (the merged entity's relation or fact) to its equal `twin` (the survivor's):
+    evidence adds up, the twin keeps the earliest `earliest` and the latest `latest`. Returns
+    what a split needs to undo it (`_unfold_into`)."""
+    folded = {"from": row.pk, "into": twin.pk, "evidence": row.evidence_count,
+              "before": {name: _iso(getattr(twin, name)) for name in (earliest, latest)}}
+    twin.evidence_count += row.evidence_count
+    setattr(twin, earliest, min(getattr(twin, earliest), getattr(row, earliest)))
+    setattr(twin, latest, max(getattr(twin, latest), getattr(row, latest)))
+    twin.save(update_fields=["evidence_count", earliest, latest])
+    return folded
+
+
+def _unfold_into(twin: Relation | Fact, fold: dict[str, Any], *, earliest: str) -> None:
+    """Take back the evidence a merge folded into `twin`, and its earliest time. Its latest
+    stays: the survivor may have been reinforced since."""
+    twin.evidence_count = max(1, twin.evidence_count - fold["evidence"])
+    setattr(twin, earliest, datetime.fromisoformat(fold["before"][earliest]))
+    twin.save(update_fields=["evidence_count", earliest])
+
+
 def _fold_relations(merged: Entity, survivor: Entity, moves: _Moves) -> None:
     edges = Relation.objects.filter(Q(source=merged) | Q(target=merged)).order_by("id")
     for edge in edges:
@@ -93,14 +115,8 @@ def _fold_relations(merged: Entity, survivor: Entity, moves: _Moves) -> None:
             Relation.objects.filter(pk=edge.pk).update(source_id=source, target_id=target)
             moves.relations_moved.append([edge.pk, ends])
             continue
-        moves.relations_folded.append({
-            "from": edge.pk, "into": twin.pk, "evidence": edge.evidence_count,
-            "before": {"last_reinforced_at": _iso(twin.last_reinforced_at),
-                       "created_at": _iso(twin.created_at)}})
-        twin.evidence_count += edge.evidence_count
-        twin.last_reinforced_at = max(twin.last_reinforced_at, edge.last_reinforced_at)
-        twin.created_at = min(twin.created_at, edge.created_at)
-        twin.save(update_fields=["evidence_count", "last_reinforced_at", "created_at"])
+        moves.relations_folded.append(
+            _fold_into(edge, twin, earliest="created_at", latest="last_reinforced_at"))
 
 
 def _fold_facts(merged: Entity, survivor: Entity, moves: _Moves, config: DecayConfig) -> None:
@@ -114,14 +130,8 @@ def _fold_facts(merged: Entity, survivor: Entity, moves: _Moves, config: DecayCo
             if fact.status in LIVE:
                 moves.conflicts += _conflicts_of(fact, survivor, config)
             continue
-        moves.facts_folded.append({
-            "from": fact.pk, "into": twin.pk, "evidence": fact.evidence_count,
-            "before": {"first_seen_at": _iso(twin.first_seen_at),
-                       "last_seen_at": _iso(twin.last_seen_at)}})
-        twin.evidence_count += fact.evidence_count
-        twin.first_seen_at = min(twin.first_seen_at, fact.first_seen_at)
-        twin.last_seen_at = max(twin.last_seen_at, fact.last_seen_at)
-        twin.save(update_fields=["evidence_count", "first_seen_at", "last_seen_at"])
+        moves.facts_folded.append(
+            _fold_into(fact, twin, earliest="first_seen_at", latest="last_seen_at"))
 
 
 def _conflicts_of(fact: Fact, survivor: Entity, config: DecayConfig) -> list[int]:
@@ -191,16 +201,10 @@ def _unfold_moves(merge: EntityMerge) -> None:
         changes = {f"{end}_id": merge.merged_id for end in ends}
         Relation.objects.filter(pk=edge_id).update(**changes)
     for fold in moved.get("relations_folded", []):
-        twin = Relation.objects.get(pk=fold["into"])
-        twin.evidence_count = max(1, twin.evidence_count - fold["evidence"])
-        twin.created_at = datetime.fromisoformat(fold["before"]["created_at"])
-        twin.save(update_fields=["evidence_count", "created_at"])
+        _unfold_into(Relation.objects.get(pk=fold["into"]), fold, earliest="created_at")
     Fact.objects.filter(pk__in=moved.get("facts_moved", [])).update(entity_id=merge.merged_id)
     for fold in moved.get("facts_folded", []):
-        fact = Fact.objects.get(pk=fold["into"])
-        fact.evidence_count = max(1, fact.evidence_count - fold["evidence"])
-        fact.first_seen_at = datetime.fromisoformat(fold["before"]["first_seen_at"])
-        fact.save(update_fields=["evidence_count", "first_seen_at"])
+        _unfold_into(Fact.objects.get(pk=fold["into"]), fold, earliest="first_seen_at")
     for conflict in Conflict.objects.filter(pk__in=moved.get("conflicts", []),
                                             status=ConflictStatus.OPEN):
         conflict.status = ConflictStatus.WITHDRAWN

@@ -46,19 +46,14 @@ class BenchConfig:
 
 
 @dataclass(frozen=True)
-class Row:
+class Row(Summary):
+    """One line of the table: a policy's `Summary` in a setting, at a budget."""
+
     section: str
     setting: str
     policy: str
     parameters: str
     budget: int | None
-    foundational_recall: float
-    foundational_recall_stdev: float
-    foundational_hit_rate: float
-    noise_hit_rate: float | None
-    hit_rate: float
-    working_set_mean: float
-    working_set_max: int
 
 
 @dataclass(frozen=True)

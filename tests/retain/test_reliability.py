@@ -35,14 +35,14 @@ def test_an_observation_retained_twice_changes_nothing_the_second_time() -> None
     assert list(Entity.objects.order_by("key").values_list("key", "retrieval_count")) == counts
 
 
-def test_chunk_boundaries_do_not_change_the_graph(swap: Any) -> None:
+def test_chunk_boundaries_do_not_change_the_graph(swap_config: Any) -> None:
     submit(*synthetic(120, seed=9))
     retain()
     whole = graph_digest()
     from memory.services.rebuild import graph_clear
 
     graph_clear()
-    swap(retain_config(chunk_size=7))
+    swap_config(retain_config(chunk_size=7))
     retain()
     assert graph_digest() == whole
 
