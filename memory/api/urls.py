@@ -1,7 +1,7 @@
 from django.urls import path, re_path
 
 from memory.api import compiled as compiled_api
-from memory.api import events, health, observations, recall
+from memory.api import context, events, health, observations, recall
 from memory.api import memories as memories_api
 from memory.api import working_set as working_set_api
 from memory.models.working_set import SESSION_KEY_PATTERN
@@ -26,7 +26,10 @@ urlpatterns += [
     path("observations/", observations.ObservationsView.as_view(), name="observations"),
     path("profile/", observations.ProfileView.as_view(), name="profile"),
 ]
-urlpatterns += [path("recall/", recall.RecallView.as_view(), name="recall")]
+urlpatterns += [
+    path("recall/", recall.RecallView.as_view(), name="recall"),
+    path("context/", context.ContextView.as_view(), name="context"),
+]
 urlpatterns += [
     path("rebuild/compiled/<path:key>/", compiled_api.CompiledRebuildView.as_view(),
          name="rebuild-compiled"),

@@ -1,0 +1,73 @@
+"""`POST /api/context/`: the prompt context for an agent's query (docs/context.md); adapts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memory.api.permissions import request_agent, scope_required
+from memory.api.schema import error_responses
+from memory.services.context import context_assemble
+
+
+class ContextRequestSerializer(serializers.Serializer[Any]):
+    query = serializers.CharField(max_length=20000, allow_blank=True,
+                                  help_text="What the prompt is about (may be empty).")
+    agent = serializers.CharField(max_length=200, required=False, default="",
+                                  help_text="Defaults to the token's agent.")
+    session = serializers.CharField(max_length=200, required=False, default="",
+                                    help_text="The agent session: its injection ledger.")
+    project = serializers.CharField(max_length=300, required=False, default="")
+    budget_tokens = serializers.IntegerField(min_value=1, max_value=1_000_000)
+
+
+class InjectedSerializer(serializers.Serializer[Any]):
+    key = serializers.CharField()
+    strength = serializers.FloatField(allow_null=True)
+    pinned = serializers.BooleanField()
+    tokens = serializers.IntegerField()
+    section = serializers.CharField()
+    short = serializers.BooleanField()
+
+
+class DroppedSerializer(serializers.Serializer[Any]):
+    key = serializers.CharField()
+    tokens = serializers.IntegerField()
+    reason = serializers.CharField()
+
+
+# Built from a dict: a field named `context` would shadow Serializer.context in a class body.
+ContextResponseSerializer = inline_serializer("ContextResponse", {
+    "context": serializers.CharField(allow_blank=True, help_text="Fenced markdown, or empty."),
+    "entities": InjectedSerializer(many=True),
+    "tokens_used": serializers.IntegerField(),
+    "budget_tokens": serializers.IntegerField(),
+    "dropped": DroppedSerializer(many=True),
+    "already_given": serializers.ListField(child=serializers.CharField()),
+})
+
+
+class ContextView(APIView):
+    permission_classes = [scope_required("context:read")]
+
+    @extend_schema(
+        operation_id="context",
+        summary="Prompt context: pinned first, then the strongest relevant, within a budget",
+        request=ContextRequestSerializer,
+        responses={200: ContextResponseSerializer, **error_responses(400, 401, 403, 413, 429)},
+    )
+    def post(self, request: Request) -> Response:
+        body = ContextRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        agent = request_agent(request)
+        result = context_assemble(
+            query=data["query"], agent=data["agent"] or (agent.name if agent else "operator"),
+            session=data["session"], project=data["project"],
+            budget_tokens=data["budget_tokens"])
+        return Response(result.as_dict())

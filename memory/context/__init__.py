@@ -1,0 +1,1 @@
+"""Context assembly's pure parts (no ORM): the token estimate, the fence, and packing."""

@@ -1,0 +1,161 @@
+"""Context assembly (docs/context.md): for an agent, a project and a query, the pinned
+entities first, then the strongest relevant ones at or above the injection threshold, packed
+into a token budget, fenced as reference data; a session is not given the same unchanged
+entity twice; every injected entity is reinforced once."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.db.models import F
+
+from memory import clock
+from memory.config import ContextSection, DecayConfig, config_get
+from memory.context.render import (
+    EntityBlockData,
+    block_digest,
+    block_render,
+    context_render,
+    frame_render,
+)
+from memory.context.tokens import tokens_estimate
+from memory.errors import Invalid
+from memory.models import ContextInjection
+from memory.selectors.context import context_blocks_data, context_ledger, context_pinned_ids
+from memory.selectors.recall import RecallFilters
+from memory.services.entities import entity_reinforce
+from memory.services.recall import recall_run
+
+
+@dataclass
+class Injected:
+    key: str
+    strength: float | None
+    pinned: bool
+    tokens: int
+    section: str
+    short: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        strength = None if self.pinned or self.strength is None or math.isinf(self.strength) \
+            else round(self.strength, 6)
+        return {"key": self.key, "strength": strength, "pinned": self.pinned,
+                "tokens": self.tokens, "section": self.section, "short": self.short}
+
+
+@dataclass
+class ContextResult:
+    context: str
+    entities: list[Injected] = field(default_factory=list)
+    tokens_used: int = 0
+    budget_tokens: int = 0
+    dropped: list[dict[str, Any]] = field(default_factory=list)
+    already_given: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"context": self.context, "entities": [e.as_dict() for e in self.entities],
+                "tokens_used": self.tokens_used, "budget_tokens": self.budget_tokens,
+                "dropped": self.dropped, "already_given": self.already_given}
+
+
+def _section(config: DecayConfig) -> ContextSection:
+    if config.context is None:
+        raise Invalid("The configuration has no context section.", code="config",
+                      fields={"context": "missing from config/decay.yaml"})
+    return config.context
+
+
+def _candidates(*, query: str, project: str, section: ContextSection,
+                now: datetime, config: DecayConfig) -> list[int]:
+    """Relevant entities, best first: the query's recall, and with a project the recall
+    restricted to it first (its own things before the rest)."""
+    if not query.strip():
+        return []
+    ranked: list[int] = []
+    filters = [RecallFilters(project=project), RecallFilters()] if project else [RecallFilters()]
+    for scope in filters:
+        result = recall_run(query=query, filters=scope, limit=section.candidates,
+                            reinforce=False, now=now, config=config)
+        ranked += [hit.entity_id for hit in result.hits if hit.entity_id is not None]
+    return list(dict.fromkeys(ranked))
+
+
+def _injectable(data: EntityBlockData, threshold: float) -> bool:
+    return data.pinned or (data.strength is not None and data.strength >= threshold)
+
+
+def context_assemble(
+    *, query: str, agent: str, budget_tokens: int, session: str = "", project: str = "",
+    now: datetime | None = None, config: DecayConfig | None = None,
+) -> ContextResult:
+    config = config or config_get()
+    section = _section(config)
+    now = now or clock.now()
+    if not 1 <= budget_tokens <= section.max_budget_tokens:
+        raise Invalid(f"budget_tokens must be within 1..{section.max_budget_tokens}.",
+                      fields={"budget_tokens": "out of range"})
+    pinned = context_pinned_ids(limit=section.max_pinned)
+    relevant = [i for i in _candidates(query=query, project=project, section=section,
+                                       now=now, config=config) if i not in pinned]
+    data = context_blocks_data(entity_ids=[*pinned, *relevant], now=now, config=config,
+                               facts_per_entity=section.facts_per_entity,
+                               memories_per_entity=section.memories_per_entity)
+    threshold = config.thresholds.entity_strength
+    order = [(i, "Pinned") for i in pinned if i in data] + [
+        (i, "Relevant") for i in relevant if i in data and _injectable(data[i], threshold)]
+    ledger = context_ledger(agent=agent, session=session, entity_ids=[i for i, _ in order])
+    result = ContextResult(context="", budget_tokens=budget_tokens)
+    used = tokens_estimate(frame_render())
+    chosen: list[tuple[str, str]] = []
+    digests: dict[int, str] = {}
+    for entity_id, heading in order:
+        block = data[entity_id]
+        text = block_render(block, quote_chars=section.quote_chars)
+        digest = block_digest(block)
+        if ledger.get(entity_id) == digest:
+            result.already_given.append(block.key)
+            continue
+        short = False
+        cost = tokens_estimate(text) + tokens_estimate(f"## {heading}") + 2
+        if used + cost > budget_tokens:
+            text = block_render(block, quote_chars=section.quote_chars, short=True)
+            cost, short = tokens_estimate(text) + tokens_estimate(f"## {heading}") + 2, True
+        if used + cost > budget_tokens:
+            result.dropped.append({"key": block.key, "tokens": cost, "reason": "budget"})
+            continue
+        used += cost
+        chosen.append((heading, text))
+        digests[entity_id] = digest
+        result.entities.append(Injected(key=block.key, strength=block.strength,
+                                        pinned=block.pinned, tokens=cost, section=heading,
+                                        short=short))
+    result.context = context_render(chosen) if chosen else ""
+    result.tokens_used = tokens_estimate(result.context) if chosen else 0
+    _record(agent=agent, session=session, digests=digests, now=now, config=config)
+    return result
+
+
+def _record(*, agent: str, session: str, digests: dict[int, str], now: datetime,
+            config: DecayConfig) -> None:
+    """Reinforce each injected entity once and note it in the session's ledger."""
+    if not digests:
+        return
+    with transaction.atomic():
+        entity_reinforce(entity_ids=list(digests), now=now, config=config)
+        if not session:
+            return
+        existing = ContextInjection.objects.filter(agent=agent, session=session,
+                                                   entity_id__in=list(digests))
+        known = set(existing.values_list("entity_id", flat=True))
+        for entity_id in known:
+            existing.filter(entity_id=entity_id).update(
+                digest=digests[entity_id], count=F("count") + 1, last_at=now)
+        ContextInjection.objects.bulk_create(
+            [ContextInjection(agent=agent, session=session, entity_id=entity_id, digest=digest,
+                              first_at=now, last_at=now)
+             for entity_id, digest in digests.items() if entity_id not in known],
+            ignore_conflicts=True)
