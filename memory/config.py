@@ -98,7 +98,7 @@ class ThresholdsSection:
 
 @dataclasses.dataclass(frozen=True)
 class CompiledSection:
-    """Layer 3, compiled truth (docs/compiled_truth.md): what one document shows, and how many
+    """Layer 3, compiled truth (docs/compiled-truth.md): what one document shows, and how many
     entities are rendered and inserted per batch."""
 
     batch_size: int = 2000

@@ -1,5 +1,5 @@
 """A `Snapshot` as markdown: title and key, grid cell, strength, summary, facts, memories,
-relations, timeline, provenance (docs/compiled_truth.md)."""
+relations, timeline, provenance (docs/compiled-truth.md)."""
 
 from __future__ import annotations
 

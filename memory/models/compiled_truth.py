@@ -1,4 +1,4 @@
-"""Layer 3: one compiled-truth document per entity, versioned (docs/compiled_truth.md).
+"""Layer 3: one compiled-truth document per entity, versioned (docs/compiled-truth.md).
 
 Each regeneration is a new row; the version it replaces points to it through
 `superseded_by`. The current version of an entity is its row with no successor: a partial
