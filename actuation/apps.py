@@ -6,6 +6,7 @@ class ActuationConfig(AppConfig):
     verbose_name = "Actuation (proposals and approvals)"
 
     def ready(self) -> None:
+        # Imported here, not at the top: these modules need the app registry (models) ready.
         from actuation import sleep
         from actuation.detectors import registry
         from memory.sleep.registry import sleep_step

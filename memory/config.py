@@ -638,6 +638,7 @@ _current: DecayConfig | None = None
 
 
 def config_path() -> Path:
+    # Lazy: the pure packages and `cortex decaybench` import this module without Django.
     from django.conf import settings
 
     return Path(settings.CORTEX_CONFIG_PATH)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import re
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -385,6 +386,4 @@ class SessionBuilder:
 
 
 def _uuid(rng: random.Random) -> str:
-    import uuid
-
     return str(uuid.UUID(int=rng.getrandbits(128), version=4))

