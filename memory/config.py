@@ -436,7 +436,7 @@ class ActuationSection:
 
 @dataclasses.dataclass(frozen=True)
 class ContextSection:
-    """Context assembly (docs/context.md) and the Claude Code hooks that print it."""
+    """Context assembly (docs/context.md)."""
 
     candidates: int
     max_budget_tokens: int
@@ -444,19 +444,14 @@ class ContextSection:
     facts_per_entity: int
     memories_per_entity: int
     quote_chars: int
-    hook_session_start_budget: int
-    hook_prompt_budget: int
-    hook_min_prompt_chars: int
-    hook_timeout_seconds: float
 
     def check(self, where: str) -> None:
         for name in ("candidates", "max_budget_tokens", "max_pinned", "facts_per_entity",
-                     "quote_chars", "hook_session_start_budget", "hook_prompt_budget"):
+                     "quote_chars"):
             if getattr(self, name) < 1:
                 _fail(f"{where}.{name}", f"must be >= 1, got {getattr(self, name)}")
-        if self.memories_per_entity < 0 or self.hook_min_prompt_chars < 0:
-            _fail(where, "memories_per_entity and hook_min_prompt_chars must be >= 0")
-        _positive(f"{where}.hook_timeout_seconds", self.hook_timeout_seconds)
+        if self.memories_per_entity < 0:
+            _fail(f"{where}.memories_per_entity", "must be >= 0")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,18 +1,53 @@
-"""What SessionStart prints: the context block Claude Code adds to the session."""
+"""What SessionStart and UserPromptSubmit print: the context block Claude Code adds to the
+session (docs/context.md). One POST to `/api/context/` under the hook's short timeout; when
+Cortex is down, slow or refuses, nothing is printed and the session goes on."""
 
 from __future__ import annotations
 
+import os
+import time
+from pathlib import PurePath
 from typing import Any
 
+from insight.hooks.client import post_json
 from insight.hooks.config import HookConfig
 
+SESSION_START_BUDGET = int(os.environ.get("CORTEX_HOOK_SESSION_BUDGET") or 2000)
+PROMPT_BUDGET = int(os.environ.get("CORTEX_HOOK_PROMPT_BUDGET") or 800)
+# A prompt shorter than this ("ok", "go on", "yes") recalls nothing worth its tokens.
+MIN_PROMPT_CHARS = int(os.environ.get("CORTEX_HOOK_MIN_PROMPT_CHARS") or 12)
 
-def context_block(hook_input: dict[str, Any], config: HookConfig, *, deadline: float) -> str:
-    """Nothing yet.
 
-    The seam for the Context issue: POST `{config.url}/api/context/` with
-    `{"query": ..., "agent": "claude-code", "project": <basename of hook_input["cwd"]>,
-    "budget_tokens": ...}` under the same short timeout, and return its `context` markdown
-    (empty when Cortex is down: a session never waits for its memory).
-    """
-    return ""
+def _project(hook_input: dict[str, Any]) -> str:
+    cwd = hook_input.get("cwd")
+    return PurePath(cwd).name if isinstance(cwd, str) and cwd else ""
+
+
+def context_request(event: str, hook_input: dict[str, Any]) -> dict[str, Any] | None:
+    """The body to ask Cortex for, or None when this event asks nothing."""
+    project = _project(hook_input)
+    session = hook_input.get("session_id")
+    base = {"agent": "claude-code", "project": project,
+            "session": session if isinstance(session, str) else ""}
+    if event == "SessionStart":
+        query = f"{project} pitfalls instructions" if project else "pitfalls instructions"
+        return {**base, "query": query, "budget_tokens": SESSION_START_BUDGET}
+    if event == "UserPromptSubmit":
+        prompt = hook_input.get("prompt")
+        if not isinstance(prompt, str) or len(prompt.strip()) < MIN_PROMPT_CHARS:
+            return None
+        return {**base, "query": prompt[:4000], "budget_tokens": PROMPT_BUDGET}
+    return None
+
+
+def context_block(event: str, hook_input: dict[str, Any], config: HookConfig, *,
+                  deadline: float) -> str:
+    body = context_request(event, hook_input)
+    timeout = min(config.timeout, deadline - time.monotonic())
+    if body is None or not config.token or timeout <= 0.01:
+        return ""
+    reply = post_json(f"{config.url}/api/context/", body, token=config.token, timeout=timeout)
+    if reply.status != 200 or not isinstance(reply.body, dict):
+        return ""
+    context = reply.body.get("context")
+    return context if isinstance(context, str) else ""

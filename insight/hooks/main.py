@@ -49,10 +49,9 @@ def hook_run(event: str) -> int:
         config = config_load()
         spooled = capture(hook_input, config)
         result = spool_flush(config, deadline=started + BUDGET_SECONDS)
-        if event == "SessionStart":
-            block = context_block(hook_input, config, deadline=started + BUDGET_SECONDS)
-            if block:
-                sys.stdout.write(block)
+        block = context_block(event, hook_input, config, deadline=started + BUDGET_SECONDS)
+        if block:
+            sys.stdout.write(block)
         if spooled or result.sent or result.left:
             log(f"{event}: spooled {spooled}, sent {result.sent}, waiting {result.left} "
                 f"segment(s) in {time.monotonic() - started:.3f}s")

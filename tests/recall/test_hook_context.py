@@ -1,0 +1,84 @@
+"""The Claude Code hooks print Cortex's context block: at SessionStart the pinned and the
+project's strongest entities, at UserPromptSubmit what the prompt recalls (not for a prompt
+too short to mean anything); with Cortex down they print nothing and exit 0 at once."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memory.context.render import FENCE_CLOSE, FENCE_OPEN
+from memory.models import Entity
+from memory.services.agents import agent_create
+from memory.services.taxonomy import taxonomy_sync
+from tests.recall.test_recall import _entity, _fact
+
+pytestmark = pytest.mark.django_db(transaction=True)
+SESSION = "11111111-2222-4333-8444-555555555555"
+
+
+def _hook(event: str, env: dict[str, str], **fields: Any) -> subprocess.CompletedProcess[bytes]:
+    hook_input = {"session_id": SESSION, "cwd": "/home/op/code/shop-api",
+                  "hook_event_name": event, **fields}
+    return subprocess.run([sys.executable, "-m", "insight.hooks", event],
+                          input=json.dumps(hook_input).encode(), env=env, capture_output=True,
+                          timeout=120)
+
+
+def _env(home: Path, url: str, token: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CORTEX_")}
+    return {**env, "CORTEX_HOME": str(home), "CORTEX_URL": url, "CORTEX_TOKEN": token,
+            "CORTEX_HOOK_TIMEOUT": "30", "CORTEX_HOOK_BUDGET": "60"}
+
+
+@pytest.fixture
+def token() -> str:
+    _, key = agent_create(name="hooks", scopes=["events:write", "context:read"],
+                          source="claude-code")
+    return key
+
+
+@pytest.fixture
+def graph() -> dict[str, Entity]:
+    taxonomy_sync()
+    rule = _entity("agent:claude-code:instruction", "use-uv", "always use uv, never pip")
+    Entity.objects.filter(pk=rule.pk).update(pinned=True)
+    pool = _entity("world:artifact", "connection-pool", "database connection pool")
+    _fact(pool, "the connection pool holds at most twenty connections")
+    return {"rule": rule, "pool": pool}
+
+
+def test_session_start_and_prompts_print_the_context(live_server: Any, token: str,
+                                                     graph: dict[str, Entity],
+                                                     tmp_path: Path) -> None:
+    urllib.request.urlopen(f"{live_server.url}/api/health/", timeout=60).read()
+    env = _env(tmp_path, live_server.url, token)
+    started = _hook("SessionStart", env).stdout.decode()
+    assert started.startswith(FENCE_OPEN) and FENCE_CLOSE in started
+    assert graph["rule"].key in started
+    prompt = _hook("UserPromptSubmit", env,
+                   prompt="how many connections does the pool hold?").stdout.decode()
+    assert graph["pool"].key in prompt
+    assert graph["rule"].key not in prompt  # this session was given it already
+    assert _hook("UserPromptSubmit", env, prompt="ok go").stdout == b""
+
+
+def test_with_cortex_down_the_hook_prints_nothing_and_does_not_wait(token: str,
+                                                                     tmp_path: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = _env(tmp_path, f"http://127.0.0.1:{port}", token)
+    began = time.monotonic()
+    done = _hook("UserPromptSubmit", env, prompt="how many connections does the pool hold?")
+    assert done.returncode == 0 and done.stdout == b""
+    assert time.monotonic() - began < 30  # refused at once, not the 30 s timeout
