@@ -27,7 +27,7 @@ RUNNER_PREFIXES = frozenset({
 # `python -m <module>` names one program, except modules that run or install anything.
 PYTHON_RUNNERS = frozenset({"pip", "venv", "http.server", "code", "runpy", "pdb", "idlelib",
                             "ensurepip", "pydoc", "timeit", "trace", "cProfile", "profile"})
-_WORD = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_./@=+:,-]*$")
+_WORD = re.compile(r"-{0,2}[A-Za-z0-9_][A-Za-z0-9_./@=+:,-]*")
 _BASH = re.compile(r"^Bash\((?P<body>[^()]*)\)$")
 _DOMAIN = re.compile(r"^WebFetch\(domain:(?P<host>[a-z0-9]([a-z0-9-]*[a-z0-9])?"
                      r"(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+)\)$")
@@ -46,7 +46,7 @@ def _bash_refusal(body: str) -> str | None:
     if "*" in command or any(c in command for c in "&;|<>`$(){}\n\\'\"!"):
         return "a compound command, a wildcard or shell syntax is never allowed"
     words = command.split(" ")
-    if any(not _WORD.match(w) for w in words):
+    if any(not _WORD.fullmatch(w) for w in words) or words[0].startswith("-"):
         return "a word of the command is not a plain word"
     head = words[0].rsplit("/", 1)[-1]
     python_module = (head.startswith("python") and len(words) >= 3 and words[1] == "-m"
@@ -62,9 +62,9 @@ def allow_rule_refusal(rule: str) -> str | None:
     """Why `rule` may not be proposed, or None when it is a narrow rule Cortex may offer."""
     if len(rule) > MAX_RULE:
         return "the rule is too long"
-    if found := _BASH.match(rule):
+    if found := _BASH.fullmatch(rule):
         return _bash_refusal(found.group("body"))
-    if _DOMAIN.match(rule) or _MCP.match(rule):
+    if _DOMAIN.fullmatch(rule) or _MCP.fullmatch(rule):
         return None
     return "only Bash command rules, WebFetch domains and MCP tools are proposed"
 

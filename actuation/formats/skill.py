@@ -18,7 +18,7 @@ def skill_path(name: str) -> str:
 def skill_problems(*, name: str, description: str, body: str, folder: str) -> list[str]:
     """What makes this SKILL.md invalid (empty when it is valid)."""
     problems = []
-    if not 1 <= len(name) <= MAX_NAME or not NAME.match(name) or "--" in name:
+    if not 1 <= len(name) <= MAX_NAME or not NAME.fullmatch(name) or "--" in name:
         problems.append("name: 1-64 lowercase letters, digits and single hyphens")
     if name != folder:
         problems.append("name must equal its folder's name")
