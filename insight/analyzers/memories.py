@@ -31,17 +31,16 @@ def _words(raw: Mapping[str, Any], name: str) -> frozenset[str]:
 
 
 @cache
-def mention_lexicon() -> tuple[MentionLexicon, tuple[str, ...]]:
-    """The lexicon, and the articles a claim's subject may follow."""
+def mention_lexicon() -> MentionLexicon:
     raw = yaml.safe_load(_LEXICON.read_text(encoding="utf-8"))
     sets = ("places", "organizations", "tools", "libraries", "org_suffixes", "titles",
-            "person_cues", "place_cues", "org_cues", "project_words", "common_words")
-    lexicon = MentionLexicon(
+            "person_cues", "place_cues", "org_cues", "project_words", "common_words",
+            "claim_verbs", "claim_negations", "articles")
+    return MentionLexicon(
         **{name: _words(raw, name) for name in sets},
         months={normalize(k): int(v) for k, v in (raw.get("months") or {}).items()},
         relative_days={normalize(k): int(v) for k, v in (raw.get("relative_days") or {}).items()},
     )
-    return lexicon, tuple(str(a) for a in raw.get("articles") or ())
 
 
 def author(event: Event) -> dict[str, str]:
@@ -60,10 +59,10 @@ def _observe(event: Event) -> ObservationDraft | None:
     text = body.get("text")
     if not isinstance(text, str) or not text.strip():
         return None
-    lexicon, articles = mention_lexicon()
+    lexicon = mention_lexicon()
     mentions = mentions_extract(text, lexicon=lexicon, reference=occurred_at(event))
     mentions = mentions[:MAX_MENTIONS]
-    claims = claims_extract(text, mentions, articles=articles)
+    claims = claims_extract(text, mentions, lexicon=lexicon)
     language = language_of(text)
     sentiment, score = sentiment_of(text, language)
     return draft(

@@ -49,6 +49,11 @@ class MentionLexicon:
     common_words: frozenset[str] = frozenset()  # capitalised at a sentence start: not a name
     months: Mapping[str, int] = field(default_factory=dict)
     relative_days: Mapping[str, int] = field(default_factory=dict)  # "hier": -1
+    # What makes a sentence about its subject a claim ("is", "uses", "préfère"), and the
+    # words that may stand between them ("does not", "n'"); articles before the subject.
+    claim_verbs: frozenset[str] = frozenset()
+    claim_negations: frozenset[str] = frozenset()
+    articles: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -288,24 +293,33 @@ def mentions_extract(text: str, *, lexicon: MentionLexicon, reference: datetime,
 # -- claims ----------------------------------------------------------------------------
 
 
-def claims_extract(text: str, mentions: list[Mention], *, articles: Iterable[str] = ()
+def _states(rest: list[str], lexicon: MentionLexicon) -> bool:
+    """Whether the words after the subject start with a claim verb ("is", "n'est pas")."""
+    for word in rest[:4]:
+        if word in lexicon.claim_verbs:
+            return True
+        if word not in lexicon.claim_negations:
+            return False
+    return False
+
+
+def claims_extract(text: str, mentions: list[Mention], *, lexicon: MentionLexicon
                    ) -> list[MentionClaim]:
-    """A sentence that starts with a named entity (after an article) is a claim on it,
-    with its polarity ("Postgres is not reliable" on Postgres: -1)."""
-    skip = {normalize(a) for a in articles}
+    """A sentence whose subject is a named entity (after an article) and whose verb states
+    something of it ("is", "uses", "préfère"; not "moved") is a claim on it, with its
+    polarity ("Postgres is not reliable" on Postgres: -1)."""
     claims = []
     for _, sentence in _sentences(text):
         body = sentence.strip(" \t-*>#•")
-        words = body.split()
-        while words and normalize(words[0]) in skip:
+        words = normalize(body).split()
+        while words and words[0] in lexicon.articles:
             words.pop(0)
-        head = normalize(" ".join(words[:MAX_NAME_WORDS]))
         for index, mention in enumerate(mentions):
-            name = normalize(mention.name)
-            if mention.kind == "date" or not name:
+            name = normalize(mention.name).split()
+            if mention.kind == "date" or not name or words[:len(name)] != name:
                 continue
-            if head == name or head.startswith(name + " "):
+            if _states(words[len(name):], lexicon):
                 claim = body.rstrip(".!? ")[:MAX_CLAIM_CHARS]
                 claims.append(MentionClaim(index, claim, polarity(claim)))
-                break
+            break
     return claims

@@ -11,7 +11,7 @@ REFERENCE = datetime(2026, 11, 20, 10, 0, tzinfo=UTC)
 
 
 def _found(text: str) -> list[tuple[str, str, str]]:
-    lexicon, _ = mention_lexicon()
+    lexicon = mention_lexicon()
     return [(m.kind, m.name, m.value)
             for m in mentions_extract(text, lexicon=lexicon, reference=REFERENCE)]
 
@@ -43,10 +43,13 @@ def test_iso_dates_and_no_name_from_sentence_starting_words() -> None:
 
 
 def test_a_sentence_whose_subject_is_a_mention_is_a_claim_on_it() -> None:
-    lexicon, articles = mention_lexicon()
-    text = "Postgres is not reliable under load. We like Redis. La SNCF est en grève."
+    lexicon = mention_lexicon()
+    text = ("Postgres is not reliable under load. We like Redis. La SNCF est en grève. "
+            "Anya moved the demo to Lyon. Redis n'est pas fiable.")
     mentions = mentions_extract(text, lexicon=lexicon, reference=REFERENCE)
     claims = [(mentions[c.mention].name, c.claim, c.polarity)
-              for c in claims_extract(text, mentions, articles=articles)]
+              for c in claims_extract(text, mentions, lexicon=lexicon)]
+    # What happened ("Anya moved...") is no claim: the memory holds it.
     assert claims == [("Postgres", "Postgres is not reliable under load", -1),
-                      ("SNCF", "La SNCF est en grève", 1)]
+                      ("SNCF", "La SNCF est en grève", 1),
+                      ("Redis", "Redis n'est pas fiable", -1)]

