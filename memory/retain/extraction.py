@@ -149,13 +149,6 @@ def id_shaped(slug: str) -> bool:
     return bool(_ID_TOKENS.search(slug.casefold()))
 
 
-def scopes_meet(left: str, right: str) -> bool:
-    """Whether two claims' scopes can contradict: not when each holds in its own project
-    (`project:a` and `project:b`); `global` or an empty scope meets every other."""
-    where = [scope.split(" (", 1)[0] for scope in (left, right)]
-    return not (all(w.startswith("project:") for w in where) and where[0] != where[1])
-
-
 def split_key(key: str) -> tuple[str, str]:
     """`world:person:anya` -> (`world:person`, `anya`)."""
     namespace, _, slug = key.rpartition(":")

@@ -14,13 +14,7 @@ from memory.config import DecayConfig
 from memory.decay.formulas import EntityState, days_between, strength_after
 from memory.models import EntityStatus, FactStatus, Namespace, Route
 from memory.models.embeddings import DedupState
-from memory.retain.extraction import (
-    EntitySpec,
-    Extraction,
-    FactSpec,
-    ObservationView,
-    scopes_meet,
-)
+from memory.retain.extraction import EntitySpec, Extraction, FactSpec, ObservationView
 from memory.retain.fit import FitParts, actor_credit, pair_prior, route_of, schema_fit
 from memory.retain.text import claim_lemmas, content_lemmas, jaccard, normalize
 from memory.services.retain_graph import FactRow, GraphCache, Node
@@ -294,8 +288,6 @@ class ObservationStep:
         threshold = self.config.retain.conflict_jaccard
         for other in list(self.cache.facts_of(node).values()):
             if other is new or other.polarity == new.polarity or other.status not in LIVE_FACTS:
-                continue
-            if not scopes_meet(other.scope, new.scope):
                 continue
             overlap = jaccard(new.lemmas, other.lemmas)
             if overlap >= threshold:

@@ -12,7 +12,6 @@ from memory.retain.extraction import (
     FactSpec,
     RelationSpec,
     id_shaped,
-    scopes_meet,
     slug_of,
 )
 
@@ -57,11 +56,3 @@ def test_a_root_cause_slug_reads_as_its_error() -> None:
     message = "file has not been read yet. read it first before writing to it."
     assert readable_slug("Edit", message, "590540888643e15f") == "file-not-read-yet-590540"
     assert readable_slug("Bash", "error", "cd3c30aa") == "bash-error-cd3c30"
-
-
-@pytest.mark.parametrize(("left", "right", "meet"), [
-    ("project:a", "project:b", False), ("project:a", "project:a (in tests)", True),
-    ("global", "project:b", True), ("", "project:b", True),
-])
-def test_scopes_meet_unless_two_projects(left: str, right: str, meet: bool) -> None:
-    assert scopes_meet(left, right) is meet
