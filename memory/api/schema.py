@@ -26,6 +26,7 @@ _MEANINGS = {
     401: "No token, or a bad, expired or revoked one.",
     403: "The token lacks the endpoint's scope.",
     404: "Not found.",
+    409: "The current state does not allow this (e.g. a proposal already decided).",
     413: "The request or a payload is over the size limit. Nothing was written.",
     422: "The Idempotency-Key was already used with a different body. Nothing was written.",
     429: "Over the agent's rate limit; see Retry-After.",
