@@ -1,7 +1,7 @@
 from django.urls import path, re_path
 
 from memory.api import compiled as compiled_api
-from memory.api import context, events, health, observations, recall
+from memory.api import context, entities, events, health, observations, recall
 from memory.api import memories as memories_api
 from memory.api import working_set as working_set_api
 from memory.models.working_set import SESSION_KEY_PATTERN
@@ -29,6 +29,14 @@ urlpatterns += [
 urlpatterns += [
     path("recall/", recall.RecallView.as_view(), name="recall"),
     path("context/", context.ContextView.as_view(), name="context"),
+    path("entities/", entities.EntitiesView.as_view(), name="entities"),
+    re_path(r"^entities/(?P<key>.+)/feedback/$", entities.EntityFeedbackView.as_view(),
+            name="entity-feedback"),
+    re_path(r"^entities/(?P<key>.+)/pin/$", entities.EntityPinView.as_view(),
+            name="entity-pin"),
+    re_path(r"^entities/(?P<key>.+)/unpin/$", entities.EntityUnpinView.as_view(),
+            name="entity-unpin"),
+    re_path(r"^entities/(?P<key>.+)/$", entities.EntityView.as_view(), name="entity"),
 ]
 urlpatterns += [
     path("rebuild/compiled/<path:key>/", compiled_api.CompiledRebuildView.as_view(),
