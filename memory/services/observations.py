@@ -170,7 +170,7 @@ def _check(data: Mapping[str, Any]) -> tuple[dict[str, Any], Errors]:
     if (not isinstance(namespace, str) or len(namespace) > NAMESPACE_CHARS
             or not NAMESPACE.match(namespace)):
         errors["target_namespace"] = "Must be a namespace path such as agent:claude-code:rc."
-    if clean["sentiment"] not in _VALENCES:
+    if not isinstance(clean["sentiment"], str) or clean["sentiment"] not in _VALENCES:
         errors["sentiment"] = f"Must be one of: {', '.join(Valence.values)}."
     if not _actors_ok(data.get("actors", [])):
         errors["actors"] = (f'Must be a list of at most {MAX_ACTORS} objects, each with "role" '

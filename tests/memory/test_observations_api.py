@@ -52,7 +52,7 @@ def _post(client: APIClient, body: Any) -> Any:
 
 def _error(response: Any, status: int) -> dict[str, Any]:
     assert response.status_code == status, response.content
-    body = response.json()
+    body: dict[str, dict[str, Any]] = response.json()
     assert set(body) == {"error"} and set(body["error"]) == {"code", "message", "fields"}
     return body["error"]
 
@@ -88,6 +88,7 @@ def test_an_observation_is_stored_under_the_agents_source_and_a_repeat_is_not(
         (OBSERVATION | {"actors": 5}, "actors"),
         (OBSERVATION | {"event_ids": 5}, "event_ids"),
         (OBSERVATION | {"correlation": "s1"}, "correlation"),
+        (OBSERVATION | {"sentiment": {}}, "sentiment"),  # found by tests/test_api_fuzz.py
         (OBSERVATION | {"payload_typed": {"tool": "Bash", "signature": "s",
                                           "deep": json.loads("[" * 200 + "]" * 200)}},
          "payload_typed"),
