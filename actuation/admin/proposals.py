@@ -25,7 +25,8 @@ from actuation.services.proposals import proposal_approve, proposal_reject
 from memory.errors import DomainError
 
 
-def _decide(model_admin: admin.ModelAdmin, request: HttpRequest, items: Iterable[Proposal],
+def _decide(model_admin: admin.ModelAdmin[Proposal], request: HttpRequest,
+            items: Iterable[Proposal],
             call: Callable[[Proposal], Any], done: str) -> None:
     count = 0
     for item in items:
@@ -39,7 +40,7 @@ def _decide(model_admin: admin.ModelAdmin, request: HttpRequest, items: Iterable
 
 
 @admin.register(Proposal)
-class ProposalAdmin(admin.ModelAdmin):
+class ProposalAdmin(admin.ModelAdmin[Proposal]):
     list_display = ("id", "title", "kind", "state", "repository", "file_path", "created_at",
                     "decided_by", "outcome_line")
     list_filter = ("diff_type", "state", "repository", "detector")

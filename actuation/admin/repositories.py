@@ -6,7 +6,7 @@ from actuation.models import TargetRepository
 
 
 @admin.register(TargetRepository)
-class TargetRepositoryAdmin(admin.ModelAdmin):
+class TargetRepositoryAdmin(admin.ModelAdmin[TargetRepository]):
     list_display = ("name", "path", "default_branch", "remote", "pr_mode", "active")
     list_filter = ("active", "pr_mode")
     search_fields = ("name", "path")

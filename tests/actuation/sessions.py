@@ -8,6 +8,7 @@ import random
 import uuid
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from insight.demo.corpus import encode_cwd
 from insight.demo.transcript import TranscriptWriter
@@ -32,7 +33,7 @@ class Session:
                                   version="2.0.14", branch="main", start=start)
         self.cwd = cwd
 
-    def tool(self, name: str, tool_input: dict[str, object], result: str, *,
+    def tool(self, name: str, tool_input: dict[str, Any], result: str, *,
              is_error: bool = False) -> None:
         call = self.w.tool_use(name, tool_input)
         self.w.assistant([call])

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from types import ModuleType
 
 import pytest
 
 from actuation.detectors import allowlist, corrections, instructions, skill, style
+from actuation.detectors.base import Detector, Draft
 from actuation.formats.skill import skill_front_matter, skill_problems
 from actuation.models import Proposal, TargetRepository
 from actuation.selectors.graph import Graph
@@ -18,9 +20,10 @@ from tests.actuation.helpers import NOW
 CFG = config_get().actuation
 
 
-def _drafts(detector: object) -> list[object]:
+def _drafts(module: ModuleType) -> list[Draft]:
     graph = Graph(now=NOW, config=config_get())
-    return list(detector.detect(graph, NOW, config_get()))  # type: ignore[attr-defined]
+    detector: Detector = module.DETECTOR
+    return list(detector.detect(graph, NOW, config_get()))
 
 
 def _added(diff: str) -> list[str]:

@@ -1,0 +1,127 @@
+"""`cortex actuate repo add NAME PATH [--remote R] [--branch B]`,
+`detect [--dry-run] [--json] [--now ISO]`, `list [--json]`, `show ID [--json]`,
+`approve ID [--by USERNAME]`, `reject ID --reason TEXT [--by USERNAME]`:
+Layer 4 from the terminal."""
+
+from __future__ import annotations
+
+import json
+from argparse import ArgumentParser
+from datetime import datetime
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from actuation.api.serializers import ProposalSerializer
+from actuation.models import Proposal, PullRequestMode
+from actuation.selectors.operators import operator_default
+from actuation.selectors.proposals import proposal_get, proposal_list, proposal_outcome_line
+from actuation.services.detection import detection_run
+from actuation.services.proposals import proposal_approve, proposal_reject
+from actuation.services.repositories import repository_add
+from memory.errors import DomainError
+
+
+class Command(BaseCommand):
+    help = "Layer 4: target repositories, detection, and the approval queue."
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        actions = parser.add_subparsers(dest="action", required=True)
+        repo = actions.add_parser("repo", help="Target repositories.")
+        repo_actions = repo.add_subparsers(dest="repo_action", required=True)
+        add = repo_actions.add_parser("add", help="Register (or update) a repository.")
+        add.add_argument("name")
+        add.add_argument("path")
+        add.add_argument("--remote", default="origin")
+        add.add_argument("--branch", default="main")
+        add.add_argument("--pr-mode", default=PullRequestMode.GH, choices=PullRequestMode.values)
+        add.add_argument("--memory-file", default="")
+        detect = actions.add_parser("detect", help="Run the detectors now.")
+        detect.add_argument("--dry-run", action="store_true")
+        detect.add_argument("--json", action="store_true")
+        detect.add_argument("--now", type=datetime.fromisoformat, default=None,
+                            help="Detect as if at this ISO time (default: now).")
+        listing = actions.add_parser("list", help="The approval queue.")
+        listing.add_argument("--state", default=None)
+        listing.add_argument("--json", action="store_true")
+        show = actions.add_parser("show", help="One proposal, with its diff.")
+        show.add_argument("id", type=int)
+        show.add_argument("--json", action="store_true")
+        approve = actions.add_parser("approve", help="Approve; the change is applied.")
+        approve.add_argument("id", type=int)
+        approve.add_argument("--by", default=None)
+        reject = actions.add_parser("reject", help="Reject, with a reason.")
+        reject.add_argument("id", type=int)
+        reject.add_argument("--reason", required=True)
+        reject.add_argument("--by", default=None)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            getattr(self, f"_{options['action']}")(options)
+        except DomainError as error:
+            raise CommandError(error.message) from error
+
+    def _json(self, data: Any) -> None:
+        self.stdout.write(json.dumps(data, indent=2, default=str))
+
+    def _repo(self, options: dict[str, Any]) -> None:
+        repository = repository_add(name=options["name"], path=options["path"],
+                                    remote=options["remote"], branch=options["branch"],
+                                    pr_mode=options["pr_mode"],
+                                    memory_file=options["memory_file"])
+        self.stdout.write(f"repository {repository.name}: {repository.path} "
+                          f"({repository.default_branch} -> {repository.remote})")
+
+    def _detect(self, options: dict[str, Any]) -> None:
+        report = detection_run(now=options["now"], dry_run=options["dry_run"])
+        drafts = [{"detector": d.detector, "diff_type": d.diff_type,
+                   "repository": d.repository.name, "file": d.file_path, "title": d.title}
+                  for d in report.drafts]
+        if options["json"]:
+            self._json({"drafts": drafts, "outcomes": dict(report.outcomes),
+                        "proposals": report.proposals, "dry_run": options["dry_run"]})
+            return
+        for draft in drafts:
+            self.stdout.write(f"{draft['diff_type']:<13} {draft['repository']:<16} "
+                              f"{draft['file']}: {draft['title']}")
+        verb = "would be proposed" if options["dry_run"] else "proposed"
+        self.stdout.write(f"{len(drafts)} detected; {len(report.proposals)} {verb} now"
+                          + ("" if options["dry_run"] else f" {dict(report.outcomes)}"))
+
+    def _line(self, p: Proposal) -> str:
+        flag = " [capability grant]" if p.diff_type == "allowlist" else ""
+        outcome = proposal_outcome_line(p)
+        return (f"#{p.pk:<5} {p.state:<10} {p.diff_type:<13} {p.repository.name:<16} "
+                f"{p.title}{flag}{f' ({outcome})' if outcome else ''}")
+
+    def _list(self, options: dict[str, Any]) -> None:
+        rows = list(proposal_list(state=options["state"]))
+        if options["json"]:
+            self._json(ProposalSerializer(rows, many=True).data)
+            return
+        for proposal in rows:
+            self.stdout.write(self._line(proposal))
+
+    def _show(self, options: dict[str, Any]) -> None:
+        proposal = proposal_get(proposal_id=options["id"])
+        if options["json"]:
+            self._json(ProposalSerializer(proposal).data)
+            return
+        self.stdout.write(self._line(proposal))
+        self.stdout.write(f"\n{proposal.rationale}\n")
+        for warning in proposal.warnings:
+            self.stdout.write(f"warning: {warning}")
+        self.stdout.write(proposal.diff)
+        if proposal.commit_sha:
+            self.stdout.write(f"commit {proposal.commit_sha} on {proposal.branch} "
+                              f"{proposal.pr_url or proposal.pr_command}")
+
+    def _approve(self, options: dict[str, Any]) -> None:
+        proposal = proposal_approve(proposal_id=options["id"],
+                                    by=options["by"] or operator_default())
+        self.stdout.write(f"#{proposal.pk} approved by {proposal.decided_by}; applying.")
+
+    def _reject(self, options: dict[str, Any]) -> None:
+        proposal = proposal_reject(proposal_id=options["id"], reason=options["reason"],
+                                   by=options["by"] or operator_default())
+        self.stdout.write(f"#{proposal.pk} rejected by {proposal.decided_by}.")
