@@ -8,13 +8,16 @@ import math
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import psycopg
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
+from django.db import connection
 from rest_framework.test import APIClient
 
 from memory.models import CompiledTruth, Entity, EntityStatus
 from memory.services.agents import agent_create
+from memory.services.compiled_truth import COMPILED_LOCK_KEY
 from memory.services.sleep_cycle import sleep_cycle_run
 from tests.compiled.conftest import entity, fact, mention, raw_config
 
@@ -121,3 +124,17 @@ def test_the_api_is_for_operators_only(synced: None, compiled_dir: Path) -> None
     assert missing.status_code == 404
     assert json.loads(missing.content)["error"]["code"] == "entity_not_found"
 
+
+
+def test_the_api_answers_busy_while_another_writer_holds_the_lock(
+    synced: None, compiled_dir: Path
+) -> None:
+    target = entity(at=NOW)
+    params = connection.get_connection_params()
+    params.pop("cursor_factory", None)
+    params.pop("context", None)
+    with psycopg.connect(**params, autocommit=True) as other:
+        other.execute("SELECT pg_advisory_lock(%s)", [COMPILED_LOCK_KEY])
+        busy = _token_client("operator", name="ops").post(_url(target.key))
+    assert busy.status_code == 409 and busy.json()["error"]["code"] == "busy"
+    assert not CompiledTruth.objects.exists()
