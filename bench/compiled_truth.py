@@ -49,7 +49,7 @@ def _bench_database_url() -> str:
     info = conninfo_to_dict(base)
     user = info.get("user", "postgres")
     password = f":{info['password']}" if info.get("password") else ""
-    host, port = info.get("host", "localhost"), info.get("port", "5432")
+    host, port = str(info.get("host", "localhost")), str(info.get("port", "5432"))
     if host.startswith("/"):
         return f"postgresql://{user}{password}@/{BENCH_DB}?host={host}&port={port}"
     return f"postgresql://{user}{password}@{host}:{port}/{BENCH_DB}"
@@ -193,7 +193,7 @@ def _cycle(label: str, now: Any) -> float:
     run = sleep_cycle_run(now=now, trigger="bench")
     total = time.perf_counter() - started
     step = next(s for s in run.steps if s["name"] == "compiled_truth")
-    seconds = step["duration_ms"] / 1000
+    seconds = float(step["duration_ms"]) / 1000
     counts = step["counts"]
     phases = {k[len("compiled_"):-3]: v / 1000 for k, v in counts.items() if k.endswith("_ms")}
     verdict = "OK" if seconds <= TARGET_SECONDS else "OVER TARGET"
