@@ -1,0 +1,36 @@
+"""`cortex context QUERY [--project P] [--session S] [--budget N] [--json]`: the API's prompt
+context, on the terminal (reinforces what it injects, like the API)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from memory.services.context import context_assemble
+
+
+class Command(BaseCommand):
+    help = "The context block Cortex would put into a prompt about QUERY."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("query", nargs="*")
+        parser.add_argument("--agent", default="operator")
+        parser.add_argument("--project", default="")
+        parser.add_argument("--session", default="", help="apply this session's ledger")
+        parser.add_argument("--budget", type=int, default=2000, help="tokens (default 2000)")
+        parser.add_argument("--json", action="store_true", help="the API's JSON answer")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        result = context_assemble(query=" ".join(options["query"]), agent=options["agent"],
+                                  session=options["session"], project=options["project"],
+                                  budget_tokens=options["budget"])
+        if options["json"]:
+            self.stdout.write(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
+            return
+        self.stdout.write(result.context or "(nothing to inject)")
+        summary = f"{len(result.entities)} entities, {result.tokens_used} tokens"
+        if result.dropped:
+            summary += f", {len(result.dropped)} dropped for budget"
+        self.stderr.write(summary)
