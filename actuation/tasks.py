@@ -12,10 +12,10 @@ from actuation.services.applying import proposal_apply, proposal_fail
 from actuation.services.sweep import approved_unapplied
 
 logger = logging.getLogger(__name__)
-QUEUE = "celery"
 
 
-@shared_task(bind=True, name="actuation.proposal_apply", queue=QUEUE, acks_late=True,
+# Queues: CELERY_TASK_ROUTES in cortex_site/settings.py.
+@shared_task(bind=True, name="actuation.proposal_apply", acks_late=True,
              ignore_result=True, soft_time_limit=600, time_limit=660, max_retries=3,
              default_retry_delay=60)
 def proposal_apply_task(self: Any, proposal_id: int) -> dict[str, object]:
@@ -31,8 +31,9 @@ def proposal_apply_task(self: Any, proposal_id: int) -> dict[str, object]:
     return {"proposal": proposal_id, "state": proposal.state}
 
 
-@shared_task(name="actuation.apply_sweep", queue=QUEUE, acks_late=True, ignore_result=True,
-             soft_time_limit=60, time_limit=90)
+# No retry: the sweep runs again on its schedule.
+@shared_task(name="actuation.apply_sweep", acks_late=True, ignore_result=True,
+             soft_time_limit=60, time_limit=90, max_retries=0)
 def apply_sweep_task() -> dict[str, object]:
     ids = approved_unapplied()
     for proposal_id in ids:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import QuerySet
 
 from actuation.models import Proposal, ProposalState
@@ -25,6 +27,20 @@ def proposal_get(*, proposal_id: int) -> Proposal:
     if proposal is None:
         raise NotFound(f"No proposal {proposal_id}.")
     return proposal
+
+
+FIELDS = ("id", "diff_type", "detector", "state", "file_path", "title", "rationale", "diff",
+          "diff_sha256", "content_hash", "evidence", "warnings", "created_at", "decided_by",
+          "decided_at", "reject_reason", "superseded_by_id", "branch", "commit_sha", "pr_url",
+          "pr_command", "failure_reason", "sessions_since", "recurrences_since", "outcome")
+
+
+def proposal_as_dict(proposal: Proposal) -> dict[str, Any]:
+    """The proposal as plain values (what `cortex actuate show --json` prints)."""
+    out = {name: getattr(proposal, name) for name in FIELDS}
+    out["repository"] = proposal.repository.name
+    out["since_applied"] = proposal_outcome_line(proposal)
+    return out
 
 
 def proposal_outcome_line(proposal: Proposal) -> str:

@@ -12,10 +12,14 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from actuation.api.serializers import ProposalSerializer
 from actuation.models import Proposal, PullRequestMode
 from actuation.selectors.operators import operator_default
-from actuation.selectors.proposals import proposal_get, proposal_list, proposal_outcome_line
+from actuation.selectors.proposals import (
+    proposal_as_dict,
+    proposal_get,
+    proposal_list,
+    proposal_outcome_line,
+)
 from actuation.services.detection import detection_run
 from actuation.services.proposals import proposal_approve, proposal_reject
 from actuation.services.repositories import repository_add
@@ -97,7 +101,7 @@ class Command(BaseCommand):
     def _list(self, options: dict[str, Any]) -> None:
         rows = list(proposal_list(state=options["state"]))
         if options["json"]:
-            self._json(ProposalSerializer(rows, many=True).data)
+            self._json([proposal_as_dict(p) for p in rows])
             return
         for proposal in rows:
             self.stdout.write(self._line(proposal))
@@ -105,7 +109,7 @@ class Command(BaseCommand):
     def _show(self, options: dict[str, Any]) -> None:
         proposal = proposal_get(proposal_id=options["id"])
         if options["json"]:
-            self._json(ProposalSerializer(proposal).data)
+            self._json(proposal_as_dict(proposal))
             return
         self.stdout.write(self._line(proposal))
         self.stdout.write(f"\n{proposal.rationale}\n")
