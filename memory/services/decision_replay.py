@@ -6,7 +6,7 @@ key, then the offline embedding passes), by the service that took it: the target
 payload names by key are found again, and the service runs inside `decision_replaying`,
 so it checks the event instead of appending a new one. A decision that no longer applies
 (its target is gone, the item already resolved) is counted and skipped; its service's
-transaction leaves nothing behind.
+transaction leaves nothing behind. Decisions on other layers (proposals) are counted only.
 """
 
 from __future__ import annotations
@@ -95,6 +95,7 @@ APPLIERS: dict[str, Apply] = {
 class DecisionReplayReport:
     applied: dict[str, int] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)  # "<event id> <subtype>: why"
+    others: dict[str, int] = field(default_factory=dict)  # not graph decisions (proposals)
     retain: RetainReport = field(default_factory=RetainReport)
 
 
@@ -117,14 +118,16 @@ def _retain_through(order_key: str | None, config: DecayConfig, total: RetainRep
 
 def _apply(event: MemoryEvent, config: DecayConfig, report: DecisionReplayReport) -> None:
     apply = APPLIERS.get(event.subtype)
+    if apply is None:
+        report.others[event.subtype] = report.others.get(event.subtype, 0) + 1
+        return
     payload = event.payload if isinstance(event.payload, dict) else {}
-    why = "" if apply is not None else "no service takes this subtype"
-    if apply is not None:
-        try:
-            with decision_replaying(event):
-                apply(payload, Decider(event.source, event.actor), event, config)
-        except (DomainError, ObjectDoesNotExist, KeyError, ValueError) as exc:
-            why = f"{type(exc).__name__}: {exc}"
+    why = ""
+    try:
+        with decision_replaying(event):
+            apply(payload, Decider(event.source, event.actor), event, config)
+    except (DomainError, ObjectDoesNotExist, KeyError, TypeError, ValueError) as exc:
+        why = f"{type(exc).__name__}: {exc}"
     if why:
         logger.warning("rebuild: decision %s (%s) not replayed: %s", event.id, event.subtype,
                        why)

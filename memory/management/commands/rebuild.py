@@ -56,6 +56,12 @@ class Command(BaseCommand):
         statuses = report.retain.chunks.statuses
         self.stdout.write(f"retained {report.retain.processed}: "
                           + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())))
+        decisions = report.decisions
+        self.stdout.write("decisions replayed: " + (", ".join(
+            f"{k} {v}" for k, v in sorted(decisions.applied.items())) or "none")
+            + f"; skipped {len(decisions.skipped)}")
+        for line in decisions.skipped:
+            self.stdout.write(f"  skipped {line}")
         summary = graph_summary()
         self.stdout.write("routes: " + ", ".join(f"{k} {v}" for k, v in summary.routes.items()))
         self.stdout.write("graph: " + ", ".join(f"{k} {v}" for k, v in summary.counts.items()))
