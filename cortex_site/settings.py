@@ -8,11 +8,16 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+import django_stubs_ext
 from celery.schedules import crontab
-from kombu import Queue
+from kombu.entity import Queue
 
 from cortex_site import embedded
 from memory import limits as input_limits
+
+# Django's generic classes subscriptable at run time (ModelAdmin[Entity], Paginator[Any]), as
+# the type stubs write them for mypy strict.
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 CORTEX_HOME = embedded.cortex_home()
@@ -173,6 +178,8 @@ CELERY_TASK_ROUTES = {
     "memory.retain_sweep": {"queue": CORTEX_QUEUE_DEFAULT},
     "insight.analysis_run": {"queue": CORTEX_QUEUE_DEFAULT},
     "insight.analysis_sweep": {"queue": CORTEX_QUEUE_DEFAULT},
+    "actuation.proposal_apply": {"queue": CORTEX_QUEUE_DEFAULT},
+    "actuation.apply_sweep": {"queue": CORTEX_QUEUE_DEFAULT},
     "memory.retain_embed": {"queue": CORTEX_QUEUE_LONG},
     "memory.sleep_cycle_run": {"queue": CORTEX_QUEUE_LONG},
 }

@@ -611,7 +611,7 @@ def _join(where: str, key: str) -> str:
 
 def config_parse(raw: Any) -> DecayConfig:
     """A validated `DecayConfig` from a mapping (the YAML document), or `ConfigError`."""
-    parsed = _parse(DecayConfig, raw, "")
+    parsed: DecayConfig = _parse(DecayConfig, raw, "")
     digest = hashlib.sha256(json.dumps(raw, sort_keys=True, default=str).encode()).hexdigest()
     return dataclasses.replace(parsed, digest=digest)
 

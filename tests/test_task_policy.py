@@ -30,6 +30,7 @@ def test_each_task_declares_queue_limits_and_retries(name: str) -> None:
     assert route is not None and route["queue"] in queues, f"{name} has no declared queue"
     expected = settings.CORTEX_QUEUE_LONG if name in LONG_JOBS else settings.CORTEX_QUEUE_DEFAULT
     assert route["queue"] == expected
+    assert getattr(task, "queue", None) is None, f"{name} sets its own queue: no route applies"
     assert task.soft_time_limit and task.time_limit, f"{name} declares no time limits"
     assert task.soft_time_limit < task.time_limit
     assert "max_retries" in type(task).__dict__ or task.max_retries != Task.max_retries, (

@@ -57,7 +57,7 @@ def settings_merge(settings: dict[str, Any], *, command: str) -> dict[str, Any]:
             if event == "PostToolUse":
                 group = {"matcher": "*", **group}
             groups.append(group)
-    return merged
+    return dict(merged)
 
 
 def _render(settings: dict[str, Any]) -> str:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from django.conf import settings
 
+from insight.file_state import FileState
 from insight.producers.base import IngestSummary, Progress
 from insight.producers.claude_code_reader import (
-    FileState,
     ReadCounters,
     file_kind,
     transcript_events,

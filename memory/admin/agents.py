@@ -15,7 +15,7 @@ from memory.selectors.agents import agent_list
 from memory.services.agents import agent_create, agent_revoke, agent_token_issue
 
 
-class AgentForm(forms.ModelForm):
+class AgentForm(forms.ModelForm[Agent]):
     scopes = forms.MultipleChoiceField(
         choices=Scope.choices, widget=forms.CheckboxSelectMultiple, required=False
     )
@@ -27,7 +27,7 @@ class AgentForm(forms.ModelForm):
 
 
 @admin.register(Agent)
-class AgentAdmin(admin.ModelAdmin):
+class AgentAdmin(admin.ModelAdmin[Agent]):
     form = AgentForm
     list_display = ("name", "source", "scope_list", "rate_limit", "token_count", "created_at")
     search_fields = ("name", "source")

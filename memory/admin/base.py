@@ -12,7 +12,7 @@ from django.http import HttpRequest
 from memory.errors import DomainError
 
 
-def action_apply(model_admin: admin.ModelAdmin, request: HttpRequest, items: Iterable[Any],
+def action_apply(model_admin: admin.ModelAdmin[Any], request: HttpRequest, items: Iterable[Any],
                  call: Callable[[Any], Any], done: str) -> None:
     """`call` on each item; then one message with how many were `done`, and one warning per
     item a service refused (its DomainError, named after the item)."""
@@ -29,7 +29,7 @@ def action_apply(model_admin: admin.ModelAdmin, request: HttpRequest, items: Ite
         model_admin.message_user(request, message, messages.WARNING)
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(admin.ModelAdmin[Any]):
     """Shown, never edited here: the rows change only through services (actions, commands)."""
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:

@@ -37,7 +37,7 @@ def strength_label(value: float | None) -> str:
 
 
 @admin.register(Entity)
-class EntityAdmin(admin.ModelAdmin):
+class EntityAdmin(admin.ModelAdmin[Entity]):
     list_display = ("key", "display_name", "strength_now", "pinned", "route", "status",
                     "retrieval_count", "last_reinforced_at")
     list_filter = (NamespaceTreeFilter, "status", "route", "pinned", "valence", "memory_type",

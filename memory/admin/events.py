@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from django.contrib import admin
 from django.core.paginator import Paginator
@@ -16,12 +17,12 @@ from memory.models.events import MemoryEvent
 _COUNT_CAP = 10_000
 
 
-class CappedCountPaginator(Paginator):
+class CappedCountPaginator(Paginator[Any]):
     """Counts at most _COUNT_CAP rows; beyond that, PostgreSQL's estimate for the table."""
 
     @cached_property
-    def count(self) -> int:  # type: ignore[override]
-        capped = self.object_list[: _COUNT_CAP + 1].count()  # type: ignore[attr-defined]
+    def count(self) -> int:
+        capped: int = self.object_list[: _COUNT_CAP + 1].count()  # type: ignore[attr-defined]
         if capped <= _COUNT_CAP:
             return capped
         with connection.cursor() as cursor:

@@ -11,13 +11,13 @@ from django.utils.functional import cached_property
 COUNT_CAP = 10_000
 
 
-class EstimatedCountPaginator(Paginator):
+class EstimatedCountPaginator(Paginator[Any]):
     """Counts up to COUNT_CAP rows exactly; beyond, PostgreSQL's estimate for the table."""
 
     @cached_property
-    def count(self) -> int:  # type: ignore[override]
+    def count(self) -> int:
         queryset: Any = self.object_list
-        capped = queryset[: COUNT_CAP + 1].count()
+        capped: int = queryset[: COUNT_CAP + 1].count()
         if capped <= COUNT_CAP:
             return capped
         with connection.cursor() as cursor:

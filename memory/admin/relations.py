@@ -41,7 +41,7 @@ class RelationClassFilter(admin.SimpleListFilter):
 
 
 @admin.register(Relation)
-class RelationAdmin(admin.ModelAdmin):
+class RelationAdmin(admin.ModelAdmin[Relation]):
     list_display = ("source", "relation_type", "target", "relation_class", "weight_now",
                     "visible", "evidence_count", "last_reinforced_at")
     list_filter = (VisibilityFilter, RelationClassFilter)

@@ -14,7 +14,7 @@ from memory.models import Namespace
 
 
 @admin.register(Namespace)
-class NamespaceAdmin(MPTTModelAdmin):
+class NamespaceAdmin(MPTTModelAdmin):  # type: ignore[misc]  # django-mptt is untyped
     list_display = ("path", "memory_type", "referent", "half_life_days", "base_strength",
                     "valence", "pinned", "in_config", "entities")
     list_filter = ("memory_type", "referent", "in_config")

@@ -17,7 +17,7 @@ from rest_framework import exceptions
 from memory.selectors.tokens import token_candidates
 
 
-class AgentTokenAuthentication(TokenAuthentication):
+class AgentTokenAuthentication(TokenAuthentication):  # type: ignore[misc]  # knox is untyped
     """Knox's checks (hashed token, expiry, active user) without its per-request sweep of every
     other token of the user; expired tokens are refused (and removed) when presented."""
 
@@ -34,7 +34,8 @@ class AgentTokenAuthentication(TokenAuthentication):
             if auth_token.expiry is not None and auth_token.expiry < timezone.now():
                 auth_token.delete()
                 raise exceptions.AuthenticationFailed(_("Token expired."))
-            return self.validate_user(auth_token)
+            user_and_token: tuple[Any, Any] = self.validate_user(auth_token)
+            return user_and_token
         raise exceptions.AuthenticationFailed(message)
 
 

@@ -37,7 +37,7 @@ def request_source(request: Request) -> str:
     agent = request_agent(request)
     if agent is not None:
         return agent.source
-    return f"operator:{request.user.get_username()}"  # type: ignore[union-attr]
+    return f"operator:{request.user.get_username()}"
 
 
 def cursor_encode(position: Sequence[Any] | None) -> str | None:

@@ -78,7 +78,7 @@ def _poster(request: Request) -> tuple[str, str]:
     agent = request_agent(request)
     if agent is not None:
         return agent.source, agent.name
-    username = request.user.get_username()  # type: ignore[union-attr]
+    username = request.user.get_username()
     return f"operator:{username}", username
 
 

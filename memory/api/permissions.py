@@ -21,7 +21,7 @@ def request_agent(request: Request) -> Agent | None:
     if user is None or not user.is_authenticated or request.auth is None:
         return None
     try:
-        agent: Agent = user.agent  # type: ignore[union-attr,attr-defined]
+        agent: Agent = user.agent
     except Agent.DoesNotExist:
         return None
     return agent

@@ -42,7 +42,7 @@ SESSION_PARAMETER = OpenApiParameter(
 )
 
 
-class _StrictSerializer(serializers.Serializer):
+class _StrictSerializer(serializers.Serializer[Any]):
     """Refuses fields it does not know: a misspelt field is an error, not a silent default."""
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -70,7 +70,7 @@ class RegisterInSerializer(RecallInSerializer):
     is_foundational = serializers.BooleanField(default=False)
 
 
-class ItemOutSerializer(serializers.Serializer):
+class ItemOutSerializer(serializers.Serializer[Any]):
     mem_id = serializers.CharField()
     content = serializers.CharField()
     is_foundational = serializers.BooleanField()
@@ -84,7 +84,7 @@ class ItemOutSerializer(serializers.Serializer):
     retention = serializers.FloatField(help_text="exp(-(turn - last_touched_turn) / stability)")
 
 
-class StepOutSerializer(serializers.Serializer):
+class StepOutSerializer(serializers.Serializer[Any]):
     turn = serializers.IntegerField()
     evicted = serializers.ListField(child=serializers.CharField(),
                                     help_text="Evicted when the session reached this turn.")
@@ -103,7 +103,7 @@ class RegisterOutSerializer(StepOutSerializer):
     item = ItemOutSerializer()
 
 
-class WorkingSetOutSerializer(serializers.Serializer):
+class WorkingSetOutSerializer(serializers.Serializer[Any]):
     session = serializers.CharField()
     turn = serializers.IntegerField()
     eviction_threshold = serializers.FloatField()
@@ -117,7 +117,7 @@ class WorkingSetQuerySerializer(_StrictSerializer):
                                      default=WORKING_SET_PAGE)
 
 
-def _valid(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
+def _valid(serializer_class: type[serializers.Serializer[Any]], data: Any) -> dict[str, Any]:
     serializer = serializer_class(data=data)
     serializer.is_valid(raise_exception=True)
     return dict(serializer.validated_data)

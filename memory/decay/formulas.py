@@ -44,7 +44,7 @@ def effective_half_life(*, half_life_days: float, reward: float, route_factor: f
 
 
 def decay_extended(*, dt_days: float, effective_half_life_days: float) -> float:
-    return 0.5 ** (dt_days / effective_half_life_days)
+    return float(0.5 ** (dt_days / effective_half_life_days))
 
 
 def decay_simplified(*, dt_days: float, half_life_days: float) -> float:

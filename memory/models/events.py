@@ -36,7 +36,7 @@ class MemoryEventQuerySet(models.QuerySet["MemoryEvent"]):
     def update(self, **kwargs: Any) -> NoReturn:
         _refuse("update")
 
-    def delete(self) -> NoReturn:  # type: ignore[override]
+    def delete(self) -> NoReturn:
         _refuse("delete")
 
     def bulk_update(self, *args: Any, **kwargs: Any) -> NoReturn:

@@ -48,7 +48,7 @@ class Memory(models.Model):
     pinned = models.BooleanField(default=False)
     retrieval_count = models.PositiveIntegerField(default=0)
     last_reinforced_at = models.DateTimeField()
-    search = models.GeneratedField(  # type: ignore[attr-defined]
+    search = models.GeneratedField(
         expression=RawSQL(SEARCH_SQL, []), output_field=SearchVectorField(), db_persist=True)
     embedded = models.BooleanField(default=False)
     created_at = models.DateTimeField(default=clock.now)

@@ -27,7 +27,7 @@ class Valence(models.TextChoices):
     CRITICAL = "critical"
 
 
-class Namespace(MPTTModel):
+class Namespace(MPTTModel):  # type: ignore[misc]  # django-mptt is untyped
     """A concrete node such as `agent:claude-code:rc`: one grid cell and its defaults.
 
     `pattern` is the taxonomy entry it was made from (`agent:*:rc`). Nodes are

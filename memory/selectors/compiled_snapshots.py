@@ -145,7 +145,7 @@ def _timeline(ids: list[int], *, config: DecayConfig) -> tuple[
 
 
 def _mention_counts(ids: list[int]) -> dict[int, int]:
-    return dict(_fetch(_MENTION_COUNTS, [ids]))  # type: ignore[arg-type]
+    return dict(_fetch(_MENTION_COUNTS, [ids]))
 
 
 def _view(row: dict[str, Any], state: CompiledState) -> EntityView:

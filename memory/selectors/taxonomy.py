@@ -9,7 +9,8 @@ from memory.models import Entity, Namespace
 
 def namespace_subtree(*, namespace: Namespace) -> QuerySet[Namespace]:
     """The namespace and everything under it."""
-    return namespace.get_descendants(include_self=True)
+    subtree: QuerySet[Namespace] = namespace.get_descendants(include_self=True)
+    return subtree
 
 
 def entity_in_subtree(*, namespace: Namespace) -> QuerySet[Entity]:

@@ -28,8 +28,8 @@ def _sql() -> str:
     columns = _columns(token, "t") + _columns(user, "u") + _columns(Agent, "a")
     return (
         f"SELECT {', '.join(columns)} FROM {token._meta.db_table} AS t"
-        f' JOIN {user._meta.db_table} AS u ON u."{user._meta.pk.column}" = t."user_id"'  # type: ignore[union-attr]
-        f' LEFT JOIN {Agent._meta.db_table} AS a ON a."user_id" = u."{user._meta.pk.column}"'  # type: ignore[union-attr]
+        f' JOIN {user._meta.db_table} AS u ON u."{user._meta.pk.column}" = t."user_id"'
+        f' LEFT JOIN {Agent._meta.db_table} AS a ON a."user_id" = u."{user._meta.pk.column}"'
         ' WHERE t."token_key" = %s'
     )
 
@@ -52,7 +52,7 @@ def token_candidates(*, token_key: str) -> list[Any]:
         user = _build(user_model, row[sizes[0] : sizes[0] + sizes[1]])
         agent_values = row[sizes[0] + sizes[1] :]
         agent = _build(Agent, agent_values) if agent_values[0] is not None else None
-        token_model.user.field.set_cached_value(token, user)  # type: ignore[attr-defined]
+        token_model.user.field.set_cached_value(token, user)
         Agent.user.field.remote_field.set_cached_value(user, agent)
         if agent is not None:
             Agent.user.field.set_cached_value(agent, user)

@@ -33,7 +33,7 @@ def agent_token_issue(*, agent: Agent, expires_days: int | None = None) -> str:
         _, token = AuthToken.objects.create(user=agent.user)
     else:
         _, token = AuthToken.objects.create(user=agent.user, expiry=timedelta(days=expires_days))
-    return token
+    return str(token)
 
 
 @transaction.atomic
@@ -70,4 +70,4 @@ def agent_revoke(*, name: str) -> int:
     """Revoke every token of the agent named `name`; returns how many were revoked."""
     agent = Agent.objects.select_related("user").get(name=name)
     deleted, _ = AuthToken.objects.filter(user=agent.user).delete()
-    return deleted
+    return int(deleted)

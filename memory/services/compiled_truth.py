@@ -150,7 +150,7 @@ def _consume_requests(*, now: datetime) -> int:
     with connection.cursor() as cursor:
         cursor.execute("UPDATE memory_regenerationrequest SET consumed_at = %s "
                        "WHERE consumed_at IS NULL", [now])
-        return cursor.rowcount
+        return int(cursor.rowcount)
 
 
 def compiled_truth_sleep(*, now: datetime, config: DecayConfig) -> CompiledReport:

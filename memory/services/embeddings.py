@@ -108,7 +108,7 @@ def _candidates(row: EntityEmbedding, model: str,
             cursor.execute("SET LOCAL hnsw.iterative_scan = strict_order")
         ranked = pool.annotate(distance=CosineDistance("vector", row.vector)).order_by(
             "distance", "entity__created_at", "entity__key")[:CANDIDATES]
-        return [(other, 1.0 - float(other.distance)) for other in ranked]  # type: ignore[attr-defined]
+        return [(other, 1.0 - float(other.distance)) for other in ranked]
 
 
 def _same(row: EntityEmbedding, other: EntityEmbedding, cosine: float,

@@ -241,7 +241,8 @@ def _answer_for_key(stored: tuple[str, str], digest: str) -> EventAppendResult:
 def _stored_key(source: str, key_hash: str) -> tuple[str, str] | None:
     with connection.cursor() as cursor:
         cursor.execute(_STORED_KEY, [source, key_hash])
-        return cursor.fetchone()
+        row: tuple[str, str] | None = cursor.fetchone()
+        return row
 
 
 def _key_insert(source: str, key_hash: str, digest: str, event_id: str, now: datetime) -> bool:

@@ -54,7 +54,7 @@ def relation_reinforce(
     }
     with connection.cursor() as cursor:
         cursor.execute(_UPSERT, params)
-        return cursor.rowcount
+        return int(cursor.rowcount)
 
 
 def relation_class_sql(*, config: DecayConfig) -> Case:

@@ -67,7 +67,7 @@ def retain_order_assign() -> int:
     """Give pending observations without one their canonical order key."""
     with connection.cursor() as cursor:
         cursor.execute(_ORDER_KEYS)
-        return cursor.rowcount
+        return int(cursor.rowcount)
 
 
 def _pending(*, upto: str | None, horizon: str | None, limit: int) -> list[Observation]:

@@ -62,10 +62,11 @@ def _node_or_fail(path: str, config: DecayConfig) -> TaxonomyNode:
 
 
 def _create(path: str, node: TaxonomyNode, parent: Namespace | None) -> Namespace:
-    return Namespace.objects.create(
+    created: Namespace = Namespace.objects.create(
         path=path, name=path.rsplit(":", 1)[-1], parent=parent, in_config=True,
         **_node_values(node),
     )
+    return created
 
 
 def namespace_resolve(*, path: str, config: DecayConfig | None = None) -> Namespace:
@@ -74,7 +75,7 @@ def namespace_resolve(*, path: str, config: DecayConfig | None = None) -> Namesp
     `agent:lyra:rc` creates `agent:lyra` and `agent:lyra:rc` from `agent:*` and
     `agent:*:rc` the first time any agent named lyra needs them.
     """
-    found = Namespace.objects.filter(path=path).first()
+    found: Namespace | None = Namespace.objects.filter(path=path).first()
     if found is not None:
         return found
     config = config or config_get()

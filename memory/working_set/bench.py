@@ -17,7 +17,7 @@ from memory.working_set.base import InvalidParameter, TurnMemory
 from memory.working_set.engine import DecayEngine
 from memory.working_set.lfu import LeastFrequentlyUsed
 from memory.working_set.pinned import PinnedLRU
-from memory.working_set.replay import Summary, replay, summarize
+from memory.working_set.replay import Outcome, Summary, replay, summarize
 from memory.working_set.sessions import RULES_PER_SESSION, Session, document_session, random_session
 from memory.working_set.strength import StrengthModel
 from memory.working_set.window import LeastRecentlyUsed, SlidingWindow
@@ -71,7 +71,7 @@ def sessions(config: BenchConfig, family: str, make: SessionMaker) -> Iterator[S
 def run_setting(config: BenchConfig, family: str, make: SessionMaker,
                 policies: list[Policy]) -> list[Summary]:
     """Every policy on the same sessions; each session is generated once."""
-    outcomes: list[list] = [[] for _ in policies]
+    outcomes: list[list[Outcome]] = [[] for _ in policies]
     for session in sessions(config, family, make):
         for results, policy in zip(outcomes, policies, strict=True):
             results.append(replay(policy.make(), session))
@@ -219,8 +219,9 @@ def verdicts(rows: list[Row]) -> list[str]:
         (ours,) = [row for row in capped if row.policy == "engine"]
         others = [row for row in capped if row.policy != "engine"]
         lines.append(f"{setting} (budget {ours.budget}):")
-        for label, metric in (("rules", lambda r: r.foundational_hit_rate),
-                              ("all reuse", lambda r: r.hit_rate)):
+        metrics: tuple[tuple[str, Callable[[Row], float]], ...] = (
+            ("rules", lambda r: r.foundational_hit_rate), ("all reuse", lambda r: r.hit_rate))
+        for label, metric in metrics:
             winners, best = _tied_best(capped, metric)
             names = ", ".join(row.policy for row in winners)
             rival, rival_value = _tied_best(others, metric)

@@ -25,7 +25,8 @@ _n = itertools.count(1)
 
 def raw_config() -> dict[str, Any]:
     """config/decay.yaml as written, read here independently of memory.config."""
-    return yaml.safe_load(config_path().read_text())
+    raw: dict[str, Any] = yaml.safe_load(config_path().read_text())
+    return raw
 
 
 @pytest.fixture

@@ -12,7 +12,8 @@ NOW = datetime(2025, 6, 1, 3, 0, tzinfo=UTC)
 
 
 def raw_config() -> dict[str, Any]:
-    return yaml.safe_load(config_path().read_text())
+    raw: dict[str, Any] = yaml.safe_load(config_path().read_text())
+    return raw
 
 
 def config_with(**section_changes: Any) -> DecayConfig:

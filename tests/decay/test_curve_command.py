@@ -14,7 +14,8 @@ from django.core.management import CommandError, call_command
 def _json(*args: str) -> dict[str, Any]:
     out = StringIO()
     call_command("decay", "curve", *args, "--json", stdout=out)
-    return json.loads(out.getvalue())
+    data: dict[str, Any] = json.loads(out.getvalue())
+    return data
 
 
 def test_entity_curve_json_shape_and_values() -> None:

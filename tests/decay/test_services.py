@@ -33,7 +33,7 @@ def _taxonomy() -> None:
 
 
 def _strength(entity: Entity, at: Any) -> float:
-    return getattr(entity_with_strength(now=at).get(pk=entity.pk), STRENGTH_NOW)
+    return float(getattr(entity_with_strength(now=at).get(pk=entity.pk), STRENGTH_NOW))
 
 
 def test_a_new_entity_takes_its_namespace_defaults() -> None:

@@ -49,7 +49,7 @@ def _post(client: APIClient, body: Any, **headers: Any) -> Any:
 
 def _error(response: Any, status: int) -> dict[str, Any]:
     assert response.status_code == status, response.content
-    body = response.json()
+    body: dict[str, dict[str, Any]] = response.json()
     assert set(body) == {"error"} and set(body["error"]) == {"code", "message", "fields"}
     return body["error"]
 

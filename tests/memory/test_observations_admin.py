@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -23,7 +24,8 @@ def operator() -> Client:
     return client
 
 
-def _observation(namespace: str, category: str, payload: dict, event_ids: list[str]) -> str:
+def _observation(namespace: str, category: str, payload: dict[str, Any],
+                 event_ids: list[str]) -> str:
     return observation_submit(
         source="insight:test", category=category, timestamp=datetime(2025, 6, 1, tzinfo=UTC),
         target_namespace=namespace, topic=f"{category} topic", payload_typed=payload,

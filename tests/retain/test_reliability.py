@@ -14,7 +14,7 @@ from memory.observation_schemas import PayloadField, observation_schema_register
 from memory.retain.extraction import Extraction, ObservationView
 from memory.retain.registry import handler_register, handler_unregister
 from memory.selectors.graph import graph_digest
-from memory.services import retain_chunk
+from memory.services import retain_chunk, retain_flush
 from memory.services.locks import retain_lock
 from memory.services.retain import retain_batch_run, retain_run
 from memory.services.review import review_counts
@@ -111,7 +111,7 @@ def test_a_poison_observation_is_retried_alone_then_failed_with_its_error(
     ids = submit(*[commit("Alice Martin", "cortex", f"feat: {i}", at=T0 + timedelta(hours=i))
                    for i in range(5)])
     poison = ids[2]
-    original = retain_chunk.chunk_flush
+    original = retain_flush.chunk_flush
 
     def flush(**kwargs: Any) -> None:
         if any(o.observation_id == poison for o in kwargs["writes"].outcomes):

@@ -24,7 +24,7 @@ def _register(client: APIClient, mem_id: str, turn: int, **extra: Any) -> Any:
 
 def _assert_error(response: Any, status: int, field: str | None = None) -> dict[str, Any]:
     assert response.status_code == status, response.content
-    error = response.json()["error"]
+    error: dict[str, Any] = response.json()["error"]
     assert set(error) == {"code", "message", "fields"}
     if field is not None:
         assert field in error["fields"], error
@@ -206,7 +206,7 @@ def test_concurrent_calls_on_a_new_session_apply_one_at_a_time() -> None:
         client = APIClient()
         client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
         try:
-            return _register(client, f"item-{index}", 5 + index % 2).status_code
+            return int(_register(client, f"item-{index}", 5 + index % 2).status_code)
         finally:
             connection.close()
 

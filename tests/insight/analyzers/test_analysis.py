@@ -66,7 +66,8 @@ def a_session() -> list[dict[str, Any]]:
 def _analyze(*extra: str) -> dict[str, Any]:
     out = StringIO()
     call_command("analyze", "--json", *extra, stdout=out)
-    return json.loads(out.getvalue())
+    data: dict[str, Any] = json.loads(out.getvalue())
+    return data
 
 
 @pytest.mark.django_db

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+from typing import Any
+
 from insight.analyzers.gh_interactions import analyze
 from tests.insight.analyzers.factories import gh_item, gh_reply
 
 
-def _seen(events: list[dict]) -> list[tuple[str, str, str, str]]:
+def _seen(events: list[dict[str, Any]]) -> list[tuple[str, str, str, str]]:
     return [(d.payload["speaker"], d.payload["counterpart"], d.payload["act"],
              d.payload["language"]) for d in analyze(events)]
 

@@ -1,12 +1,14 @@
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from insight.analyzers.instructions import analyze
 from tests.insight.analyzers.factories import assistant_text, prompt
 
 
-def _one(text: str, **kw: object) -> dict:
+def _one(text: str, **kw: object) -> dict[str, Any]:
     drafts = analyze([prompt(text, **kw)])
     assert len(drafts) == 1, drafts
     return {"category": drafts[0].category, "namespace": drafts[0].target_namespace,

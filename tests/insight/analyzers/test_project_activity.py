@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from insight.analyzers.project_activity import analyze
 from tests.insight.analyzers.factories import CWD, prompt, tool_result, tool_use
 
@@ -11,7 +13,7 @@ from . import sibling
 """
 
 
-def _touched(events: list[dict]) -> list[tuple[str, str, str]]:
+def _touched(events: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
     return [(d.payload["kind"], d.payload["name"], d.payload["action"]) for d in analyze(events)]
 
 

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from insight.analyzers.tool_errors import analyze
 from tests.insight.analyzers.factories import assistant_text, tool_result, tool_use
 
@@ -9,7 +11,7 @@ MISSING_TORCH = """Traceback (most recent call last):
 ModuleNotFoundError: No module named 'torch'"""
 
 
-def _failure(session: str, path: str, line: int, *, use_id: str) -> list[dict]:
+def _failure(session: str, path: str, line: int, *, use_id: str) -> list[dict[str, Any]]:
     return [
         tool_use("Bash", {"command": f"python {path}"}, use_id=use_id, session=session),
         tool_result(f"Exit code 1\n{MISSING_TORCH.format(path=path, line=line)}",
@@ -42,7 +44,7 @@ def test_the_same_failure_in_two_sessions_groups_and_a_different_one_does_not() 
 
 
 def test_a_french_error_message_groups_the_same_way() -> None:
-    def failing(path: str, use_id: str) -> list[dict]:
+    def failing(path: str, use_id: str) -> list[dict[str, Any]]:
         return [tool_use("Bash", {"command": f"./export.sh {path}"}, use_id=use_id),
                 tool_result(f"Exit code 2\nerreur : impossible d'ouvrir le fichier {path} : "
                             "permission refusée", use_id=use_id, is_error=True)]

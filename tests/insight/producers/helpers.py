@@ -47,4 +47,5 @@ def append(path: Path, data: bytes) -> None:
 def ingest(*args: str) -> dict[str, Any]:
     out = io.StringIO()
     call_command("ingest", *args, "--json", stdout=out)
-    return json.loads(out.getvalue())
+    data: dict[str, Any] = json.loads(out.getvalue())
+    return data
