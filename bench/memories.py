@@ -174,25 +174,47 @@ def _in_process(batches: list[list[dict[str, Any]]]) -> tuple[float, float]:
     return build, store
 
 
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
 def _consolidate(profile: bool) -> dict[str, Any]:
     from insight.services.analysis import analysis_drain
     from memory.models import Entity, Memory, MemoryMention
     from memory.services.memories import MEMORY_STREAM
     from memory.services.retain import retain_drain
 
+    from django.db import connection
+
     profiler = cProfile.Profile() if profile else None
+    statements: dict[str, list[float]] = {}
+
+    def timed(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            entry = statements.setdefault(" ".join(sql.split())[:90], [0, 0.0])
+            entry[0] += 1
+            entry[1] += time.perf_counter() - started
+
     if profiler:
         profiler.enable()
-    started = time.perf_counter()
-    totals = analysis_drain(sources=[MEMORY_STREAM])
-    analysed = time.perf_counter()
-    report = retain_drain(embed=False)
-    done = time.perf_counter()
+    with connection.execute_wrapper(timed) if profile else _nothing():
+        started = time.perf_counter()
+        totals = analysis_drain(sources=[MEMORY_STREAM])
+        analysed = time.perf_counter()
+        report = retain_drain(embed=False)
+        done = time.perf_counter()
     if profiler:
         profiler.disable()
         out = io.StringIO()
         pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(20)
         print(out.getvalue())
+        print("SQL by statement (count, seconds):")
+        for sql, (count, seconds) in sorted(statements.items(), key=lambda i: -i[1][1])[:15]:
+            print(f"  {count:5d} {seconds:7.2f} s  {sql}")
     memories = Memory.objects.count()
     return {"memories": memories, "analysis_s": analysed - started,
             "retain_s": done - analysed, "observations": sum(totals.observations_created.values()),

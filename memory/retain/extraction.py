@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from memory.retain.text import strip_accents
@@ -132,6 +133,7 @@ class Extraction:
         )
 
 
+@lru_cache(maxsize=65536)
 def slug_of(name: str) -> str:
     """A key-safe slug: lowercase ascii, digits, `.`, `_`, `-`; long names end in a hash."""
     flat = _NOT_SLUG.sub("-", strip_accents(name.casefold())).strip("-.")

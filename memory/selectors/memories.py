@@ -13,6 +13,7 @@ from django.db.models import F, Q, QuerySet
 from memory import clock
 from memory.config import DecayConfig, config_get
 from memory.decay.formulas import EntityState, entity_strength
+from memory.models.graph import Entity
 from memory.models.memories import Memory, MemoryMention
 
 
@@ -64,12 +65,23 @@ def _hits(memories: Sequence[Memory], *, now: datetime, config: DecayConfig,
     ]
 
 
+def merged_into(entity_id: int) -> set[int]:
+    """The entity and every entity merged into it (through chains of merges)."""
+    found, frontier = {entity_id}, {entity_id}
+    while frontier:
+        frontier = set(Entity.objects.filter(merged_into_id__in=frontier)
+                       .values_list("id", flat=True)) - found
+        found |= frontier
+    return found
+
+
 def memories_of_entity(*, entity_id: int, limit: int = 20, now: datetime | None = None,
                        config: DecayConfig | None = None) -> list[MemoryHit]:
-    """The memories that mention an entity, strongest first (ties: newest first)."""
+    """The memories that mention an entity (or one merged into it), strongest first (ties:
+    newest first)."""
     config = config or config_get()
     now = now or clock.now()
-    ids = MemoryMention.objects.filter(entity_id=entity_id).values("memory_id")
+    ids = MemoryMention.objects.filter(entity_id__in=merged_into(entity_id)).values("memory_id")
     memories = list(Memory.objects.filter(pk__in=ids).order_by("-occurred_at", "-id")
                     .defer("search", "metadata"))
     hits = _hits(memories, now=now, config=config)

@@ -123,3 +123,17 @@ def test_text_search_finds_memories_in_both_languages_accents_folded(lyra: APICl
     assert [hit.text for hit in memory_search_text(query="reunion")] == [FR]
     assert [hit.text for hit in memory_search_text(query="Réunions")] == [FR]
     assert {hit.text for hit in memory_search_text(query="Anya")} == {EN, FR}
+
+
+def test_the_memories_of_an_entity_include_those_of_entities_merged_into_it(
+        lyra: APIClient) -> None:
+    from memory.services.merges import entity_merge
+
+    post(lyra, {"memories": [{"text": "Réunion avec Anya Petrova"},
+                             {"text": "Déjeuner avec Petrova Anya"}]})
+    consolidate()
+    survivor = Entity.objects.get(key="world:person:anya-petrova")
+    merged = Entity.objects.get(key="world:person:petrova-anya")
+    entity_merge(merged_id=merged.pk, survivor_id=survivor.pk)
+    texts = {hit.text for hit in memories_of_entity(entity_id=survivor.pk)}
+    assert texts == {"Réunion avec Anya Petrova", "Déjeuner avec Petrova Anya"}
