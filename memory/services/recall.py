@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from django.db.models import F, Value
-from django.db.models.functions import Greatest
+from django.db.models import Value
 
 from memory import clock
 from memory.config import DecayConfig, RecallSection, config_get
@@ -26,6 +25,7 @@ from memory.selectors import recall as strategies
 from memory.selectors.entities import STRENGTH_NOW, entity_with_strength
 from memory.selectors.recall import RecallFilters, Scope
 from memory.services.entities import entity_reinforce
+from memory.services.memories import memories_reinforce
 
 Unit = Literal["entity", "memory"]
 SNIPPET_CHARS = 240
@@ -367,8 +367,5 @@ def _reinforce(hits: Sequence[Hit], *, now: datetime, config: DecayConfig) -> in
     entity_ids = {h.entity_id for h in hits if h.entity_id is not None}
     memory_ids = {int(h.ref) for h in hits if h.kind == "memory"}
     count = entity_reinforce(entity_ids=entity_ids, now=now, config=config)
-    if memory_ids:
-        count += Memory.objects.filter(id__in=memory_ids).update(
-            retrieval_count=F("retrieval_count") + 1,
-            last_reinforced_at=Greatest(F("last_reinforced_at"), Value(now)))
+    count += memories_reinforce(memory_ids=list(memory_ids), now=now)
     return count

@@ -11,12 +11,15 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
+from insight.services.analysis import analysis_drain
 from memory.config import config_get
-from memory.models import Entity, EntityAlias, Fact, Relation
+from memory.models import Entity, EntityAlias, Fact, Memory, MemoryEvent, Relation
 from memory.retain.text import claim_lemmas, normalize
 from memory.services.embeddings import entity_embed_pending
 from memory.services.entities import entity_create
+from memory.services.memories import memories_remember
 from memory.services.recall import recall_run
+from memory.services.retain import retain_drain
 from memory.services.taxonomy import namespace_resolve, taxonomy_sync
 
 pytestmark = pytest.mark.django_db
@@ -169,3 +172,27 @@ def test_the_api_needs_the_scope_and_checks_its_input(graph: dict[str, Entity]) 
     assert bad.status_code == 400 and "limit" in bad.json()["error"]["fields"]
     missing = client.get("/api/recall/")
     assert missing.status_code == 400 and "q" in missing.json()["error"]["fields"]
+
+
+def _remember(*texts: tuple[str, str]) -> None:
+    memories_remember(source="api:lyra", memories=[
+        {"text": text, "source_id": source_id, "occurred_at": NOW.isoformat()}
+        for source_id, text in texts])
+    analysis_drain()
+    retain_drain(embed=False)
+
+
+def test_unit_memory_returns_memories_with_their_source_ids(graph: dict[str, Entity]) -> None:
+    _remember(("turn-17", "Anya moved the Cortex demo to Lyon on March 3."),
+              ("turn-18", "The coffee machine on the third floor is broken again."))
+    result = recall_run(query="where did the demo move?", unit="memory", now=NOW,
+                        strategies_on=("fulltext",))
+    top = result.hits[0]
+    assert top.kind == "memory" and "Lyon" in top.name
+    assert top.provenance[0]["source_id"] == "turn-17"
+    assert top.provenance[0]["source"] == "api:lyra"
+    assert MemoryEvent.objects.get(pk=top.provenance[0]["event_id"]).source_id == "turn-17"
+    assert Memory.objects.get(pk=int(top.ref)).retrieval_count == 1
+    # and as entities: the memory's names bring Anya, Cortex and Lyon
+    entity_keys = _keys("where did the demo move?", strategies_on=("fulltext",))
+    assert any("lyon" in key for key in entity_keys)
