@@ -308,10 +308,16 @@ class DedupSection:
     person_like: tuple[str, ...] = ("world:person", "agent:*:relationship")
     # Namespaces whose names are identifiers (paths, signatures, rules): alias match only.
     alias_only: tuple[str, ...] = ()
+    # The nearest older names compared; exact search up to exact_limit names in a namespace.
+    candidates: int = 5
+    exact_limit: int = 5000
 
     def check(self, where: str) -> None:
         _unit(f"{where}.cosine_threshold", self.cosine_threshold)
         _unit(f"{where}.person_cosine_threshold", self.person_cosine_threshold)
+        for name in ("candidates", "exact_limit"):
+            if getattr(self, name) < 1:
+                _fail(f"{where}.{name}", f"must be >= 1, got {getattr(self, name)}")
 
 
 @dataclasses.dataclass(frozen=True)

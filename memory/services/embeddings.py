@@ -5,7 +5,8 @@ The dedup pass takes entities waiting for it in their canonical order (created_a
 and compares each only with older active entities of its namespace, so its outcome does not
 depend on when it runs: the incremental path and a replay merge the same pairs. It stops at
 the first entity not embedded yet. The comparison is exact (no approximate index) up to
-EXACT_LIMIT entities in a namespace; beyond, the HNSW index finds the candidates.
+`retain.dedup.exact_limit` entities in a namespace; beyond, the HNSW index finds the
+candidates.
 """
 
 from __future__ import annotations
@@ -30,8 +31,6 @@ from memory.services.retain_steps import matches_any
 
 logger = logging.getLogger(__name__)
 
-EXACT_LIMIT = 5000
-CANDIDATES = 5
 
 _MISSING_ROWS = """
 INSERT INTO memory_entityembedding (entity_id, namespace_id, text, dedup, model)
@@ -95,8 +94,8 @@ def _older(entity: Entity) -> Q:
             | Q(entity__created_at=entity.created_at, entity__key__lt=entity.key))
 
 
-def _candidates(row: EntityEmbedding, model: str,
-                exact: bool) -> list[tuple[EntityEmbedding, float]]:
+def _candidates(row: EntityEmbedding, model: str, exact: bool,
+                count: int) -> list[tuple[EntityEmbedding, float]]:
     entity = row.entity
     pool = (EntityEmbedding.objects.filter(namespace_id=row.namespace_id, model=model,
                                            entity__status=EntityStatus.ACTIVE)
@@ -107,7 +106,7 @@ def _candidates(row: EntityEmbedding, model: str,
         else:
             cursor.execute("SET LOCAL hnsw.iterative_scan = strict_order")
         ranked = pool.annotate(distance=CosineDistance("vector", row.vector)).order_by(
-            "distance", "entity__created_at", "entity__key")[:CANDIDATES]
+            "distance", "entity__created_at", "entity__key")[:count]
         return [(other, 1.0 - float(other.distance)) for other in ranked]
 
 
@@ -141,8 +140,8 @@ def entity_dedup_pending(*, config: DecayConfig | None = None) -> PassReport:
             if row.namespace_id not in sizes:
                 sizes[row.namespace_id] = EntityEmbedding.objects.filter(
                     namespace_id=row.namespace_id).count()
-            exact = sizes[row.namespace_id] <= EXACT_LIMIT
-            for other, cosine in _candidates(row, model, exact):
+            exact = sizes[row.namespace_id] <= config.retain.dedup.exact_limit
+            for other, cosine in _candidates(row, model, exact, config.retain.dedup.candidates):
                 if _same(row, other, cosine, config):
                     entity_merge(merged_id=row.entity_id, survivor_id=other.entity_id,
                                  reason=MergeReason.EMBEDDING, similarity=round(cosine, 6),
