@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memory.api.permissions import IsOperator
-from memory.api.schema import error_responses
+from memory.api.schema import ErrorSerializer, error_responses
 from memory.models import CompiledTrigger
 from memory.services.compiled_files import compiled_file_path
 from memory.services.compiled_truth import compiled_truth_rebuild
@@ -35,7 +35,10 @@ class CompiledRebuildView(APIView):
         operation_id="rebuild_compiled",
         summary="Regenerate one entity's compiled truth now (operator)",
         request=None,
-        responses={201: CompiledTruthOutSerializer, **error_responses(401, 403, 404)},
+        responses={201: CompiledTruthOutSerializer, **error_responses(401, 403, 404),
+                   409: OpenApiResponse(response=ErrorSerializer, description=(
+                       "The entity was merged into another (rebuild the survivor), or the "
+                       "sleep cycle is regenerating compiled truths (retry)."))},
     )
     def post(self, request: Request, key: str) -> Response:
         version = compiled_truth_rebuild(key=key, trigger=CompiledTrigger.API, wait=False)
