@@ -14,17 +14,20 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from memory import clock
+from memory.admin.base import action_apply
 from memory.admin.charts import strength_curve_svg
 from memory.admin.filters import NamespaceTreeFilter
 from memory.admin.paging import EstimatedCountPaginator
+from memory.admin.retain import MergeTargetForm
 from memory.config import config_get
 from memory.decay.curve import entity_timeline
 from memory.models import Entity, Relation
 from memory.selectors.entities import STRENGTH_NOW, entity_with_strength
 from memory.selectors.relations import WEIGHT_NOW, relation_with_weight
-from memory.services.decisions import decider_operator
-from memory.services.entities import entity_state
-from memory.services.feedback import entity_pin, entity_unpin
+from memory.services.decisions import Decider, decider_operator
+from memory.services.entities import Outcome, entity_state
+from memory.services.feedback import entity_feedback, entity_pin, entity_unpin
+from memory.services.merges import entity_merge_decide
 
 _DECAY = ("base", "half_life_days", "valence", "pos", "neg", "retrieval_count",
           "last_reinforced_at", "pinned", "route")
@@ -46,7 +49,8 @@ class EntityAdmin(admin.ModelAdmin[Entity]):
     list_select_related = ("namespace",)
     paginator = EstimatedCountPaginator
     show_full_result_count = False
-    actions = ("pin", "unpin")
+    actions = ("pin", "unpin", "feedback_positive", "feedback_negative", "merge")
+    action_form = MergeTargetForm
     fieldsets = (
         (None, {"fields": ("key", "namespace", "display_name", "aliases", "memory_type",
                            "referent", "status", "merged_into")}),
@@ -108,14 +112,40 @@ class EntityAdmin(admin.ModelAdmin[Entity]):
 
     @admin.action(description="Pin (exempt from decay)")
     def pin(self, request: HttpRequest, queryset: QuerySet[Entity]) -> None:
-        by = decider_operator(str(getattr(request.user, "username", "")))
-        for key in queryset.values_list("key", flat=True):
-            entity_pin(key=key, by=by)
-        self.message_user(request, "Pinned.", messages.SUCCESS)
+        by = _operator(request)
+        action_apply(self, request, queryset, lambda e: entity_pin(key=e.key, by=by), "Pinned")
 
     @admin.action(description="Unpin (decay again from the last reinforcement)")
     def unpin(self, request: HttpRequest, queryset: QuerySet[Entity]) -> None:
-        by = decider_operator(str(getattr(request.user, "username", "")))
-        for key in queryset.values_list("key", flat=True):
-            entity_unpin(key=key, by=by)
-        self.message_user(request, "Unpinned.", messages.SUCCESS)
+        by = _operator(request)
+        action_apply(self, request, queryset, lambda e: entity_unpin(key=e.key, by=by),
+                     "Unpinned")
+
+    def _feedback(self, request: HttpRequest, queryset: QuerySet[Entity], outcome: str) -> None:
+        by = _operator(request)
+        action_apply(self, request, queryset,
+                     lambda e: entity_feedback(key=e.key, outcome=outcome, by=by),
+                     f"Feedback recorded ({outcome})")
+
+    @admin.action(description="Feedback: a good outcome (pos + 1)")
+    def feedback_positive(self, request: HttpRequest, queryset: QuerySet[Entity]) -> None:
+        self._feedback(request, queryset, Outcome.POSITIVE)
+
+    @admin.action(description="Feedback: a bad outcome (neg + 1)")
+    def feedback_negative(self, request: HttpRequest, queryset: QuerySet[Entity]) -> None:
+        self._feedback(request, queryset, Outcome.NEGATIVE)
+
+    @admin.action(description="Merge into the entity named below")
+    def merge(self, request: HttpRequest, queryset: QuerySet[Entity]) -> None:
+        into = request.POST.get("into_key", "").strip()
+        if not into:
+            self.message_user(request, "Name the entity to merge into (its key).",
+                              messages.ERROR)
+            return
+        by = _operator(request)
+        action_apply(self, request, queryset, lambda e: entity_merge_decide(
+            merged_key=e.key, survivor_key=into, by=by), f"Merged into {into}")
+
+
+def _operator(request: HttpRequest) -> Decider:
+    return decider_operator(str(getattr(request.user, "username", "")))

@@ -239,6 +239,7 @@ def _act(client: Client, model: str, action: str, pk: int, **extra: str) -> None
 def test_the_admin_actions_record_the_operator(admin_client: Client) -> None:
     submit(commit("Anya Petrova", "cortex", "feat: search", at=_at(0)),
            commit("Petrova, Anya", "cortex", "fix: ranking bug", at=_at(1)),
+           commit("Bruno Dupont", "infra", "chore: bump deps", at=_at(1.5)),
            instruction("use uv", at=_at(2)), instruction("use uv", "negative", at=_at(3)))
     retain(embed=True)
     zorblax = _dark("Zorblax", "Zorblax glows in the dark", "world:concept", 4)
@@ -252,8 +253,15 @@ def test_the_admin_actions_record_the_operator(admin_client: Client) -> None:
     cortex = Entity.objects.get(key="world:project:cortex")
     _act(admin_client, "entity", "pin", cortex.pk)
     _act(admin_client, "entity", "unpin", cortex.pk)
+    _act(admin_client, "entity", "feedback_positive", cortex.pk)
+    infra = Entity.objects.get(key="world:project:infra")
+    _act(admin_client, "entity", "merge", infra.pk, into_key="world:project:cortex")
+    _act(admin_client, "entity", "merge", cortex.pk, into_key="world:project:nope")  # refused
     assert _decisions() == [("operator:admin", "admin", subtype) for subtype in (
         "review.accept", "review.keep", "review.merge", "conflict.resolve", "split", "pin",
-        "unpin")]
+        "unpin", "feedback", "merge")]
+    cortex.refresh_from_db()
+    assert (cortex.pinned, cortex.pos) == (False, 1)
+    assert Entity.objects.get(key="world:project:infra").merged_into_id == cortex.pk
     incremental = graph_digest()
     assert graph_rebuild().digest == incremental
