@@ -59,7 +59,7 @@ class MemoryOutSerializer(serializers.Serializer[Any]):
     project = serializers.CharField()
     occurred_at = serializers.DateTimeField()
     event_id = serializers.CharField()
-    source = serializers.CharField()
+    source = serializers.CharField()  # type: ignore[assignment]
     source_id = serializers.CharField()
     strength = serializers.FloatField()
     embedded = serializers.BooleanField(help_text="False: its vector is not computed yet.")
@@ -138,14 +138,12 @@ class MemoriesView(APIView):
             filters=MemoryFilters(project=params.get("project"), actor=params.get("actor"),
                                   embedded=_flag(params.get("embedded"))),
             cursor=params.get("cursor"), limit=params["limit"])
-        body = {
-            "memories": [{**asdict(hit), "mentions": [{"key": key, "role": role}
-                                                      for key, role in hit.mentions]}
-                         for hit in page.memories],
-            "next_cursor": page.cursor, "has_more": page.has_more,
-            "not_embedded": page.not_embedded,
-        }
-        for item in body["memories"]:
-            item.pop("rank", None)
-        return Response(body)
+        memories = []
+        for hit in page.memories:
+            item = asdict(hit)
+            item.pop("rank")
+            item["mentions"] = [{"key": key, "role": role} for key, role in hit.mentions]
+            memories.append(item)
+        return Response({"memories": memories, "next_cursor": page.cursor,
+                         "has_more": page.has_more, "not_embedded": page.not_embedded})
 

@@ -116,8 +116,8 @@ class Migration(migrations.Migration):
                 ("role", models.CharField(max_length=32)),
                 ("surface", models.CharField(blank=True, default="", max_length=300)),
                 ("value", models.CharField(
-                    blank=True, default="", help_text="A date or time, ISO 8601, for date mentions.",
-                    max_length=64)),
+                    blank=True, default="", max_length=64,
+                    help_text="A date or time, ISO 8601, for date mentions.")),
                 ("entity", models.ForeignKey(
                     on_delete=django.db.models.deletion.PROTECT,
                     related_name="memory_mentions", to="memory.entity")),

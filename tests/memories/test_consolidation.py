@@ -137,3 +137,18 @@ def test_the_memories_of_an_entity_include_those_of_entities_merged_into_it(
     entity_merge(merged_id=merged.pk, survivor_id=survivor.pk)
     texts = {hit.text for hit in memories_of_entity(entity_id=survivor.pk)}
     assert texts == {"Réunion avec Anya Petrova", "Déjeuner avec Petrova Anya"}
+
+
+def _snapshot() -> set[tuple[str, str, frozenset[tuple[str, str]]]]:
+    return {(m.event_id, m.text, frozenset(_links(m))) for m in Memory.objects.all()}
+
+
+def test_a_rebuild_from_the_raw_log_makes_the_same_memories(lyra: APIClient) -> None:
+    from memory.services.rebuild import graph_rebuild
+
+    post(lyra, {"memories": [{"text": EN, "occurred_at": T0.isoformat()},
+                             {"text": FR, "project": "cortex"}]})
+    consolidate()
+    before = _snapshot()
+    graph_rebuild()
+    assert _snapshot() == before and len(before) == 2
