@@ -1,0 +1,69 @@
+"""memory.queueing: a service names a task; it is sent once the transaction commits, eagerly
+when Celery is told to, and a broker that is away is logged, not raised."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from django.db import transaction
+
+from cortex_site.celery import app
+from memory.queueing import task_enqueue, task_send
+
+received: list[dict[str, Any]] = []
+
+
+@app.task(name="tests.queueing_echo")  # type: ignore[untyped-decorator]  # Celery is untyped
+def _echo(**kwargs: Any) -> None:
+    received.append(kwargs)
+
+
+@pytest.fixture
+def eager() -> Iterator[None]:
+    before = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    received.clear()
+    try:
+        yield
+    finally:
+        app.conf.task_always_eager = before
+
+
+@pytest.mark.django_db
+def test_sent_after_commit_only_and_the_callback_names_the_task(
+    eager: None, django_capture_on_commit_callbacks: Callable[..., Any],
+) -> None:
+    with django_capture_on_commit_callbacks() as callbacks, transaction.atomic():
+        task_enqueue("tests.queueing_echo", ids=["a", "b"])
+        assert received == []
+    assert len(callbacks) == 1 and "tests.queueing_echo" in repr(callbacks[0])
+    callbacks[0]()
+    assert received == [{"ids": ["a", "b"]}]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_rolled_back_transaction_sends_nothing(eager: None) -> None:
+    with pytest.raises(RuntimeError), transaction.atomic():
+        task_enqueue("tests.queueing_echo", n=1)
+        raise RuntimeError("rollback")
+    assert received == []
+    task_enqueue("tests.queueing_echo", n=2)  # no transaction: at once
+    assert received == [{"n": 2}]
+
+
+def test_a_broker_that_is_away_is_logged_not_raised(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+) -> None:
+    def away(*args: Any, **kwargs: Any) -> None:
+        raise OSError("connection refused")
+
+    monkeypatch.setattr(_echo, "apply_async", away)
+    task_send("tests.queueing_echo", n=3)
+    assert "could not queue tests.queueing_echo" in caplog.text
+
+
+def test_an_unknown_task_name_is_an_error() -> None:
+    with pytest.raises(KeyError):
+        task_send("tests.no_such_task")
