@@ -326,6 +326,7 @@ class RetainSection:
 
     batch_size: int = 500
     chunk_size: int = 250
+    task_limit: int = 5000
     max_attempts: int = 3
     sweep_after_seconds: int = 120
     conflict_jaccard: float = 0.6
@@ -335,7 +336,8 @@ class RetainSection:
     dedup: DedupSection = dataclasses.field(default_factory=DedupSection)
 
     def check(self, where: str) -> None:
-        for name in ("batch_size", "chunk_size", "max_attempts", "embed_batch_size"):
+        for name in ("batch_size", "chunk_size", "task_limit", "max_attempts",
+                     "embed_batch_size"):
             if getattr(self, name) < 1:
                 _fail(f"{where}.{name}", f"must be >= 1, got {getattr(self, name)}")
         if self.sweep_after_seconds < 0:

@@ -159,7 +159,7 @@ def retain_batch_run(*, ids: Sequence[str], config: DecayConfig | None = None,
         upto = max(keys.values_list("order_key", flat=True), default=None)
         if upto is None:
             return RetainReport()
-        report = retain_run(upto=upto, limit=config.retain.batch_size * 10, config=config)
+        report = retain_run(upto=upto, limit=config.retain.task_limit, config=config)
         report.more = bool(_pending(upto=None, horizon=horizon, limit=1))
         return report
 
