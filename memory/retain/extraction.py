@@ -151,6 +151,14 @@ def id_shaped(slug: str) -> bool:
     return bool(_ID_TOKENS.search(slug.casefold()))
 
 
+def scope_widened(held: str, said: str) -> str:
+    """The scope of a claim held as `held` and said again as `said`: the same where (the
+    same project, or global) keeps it; a claim said in two projects holds everywhere."""
+    if not held or not said or held.split(" (", 1)[0] == said.split(" (", 1)[0]:
+        return held
+    return "global"
+
+
 def split_key(key: str) -> tuple[str, str]:
     """`world:person:anya` -> (`world:person`, `anya`)."""
     namespace, _, slug = key.rpartition(":")

@@ -177,13 +177,15 @@ def _facts(cache: GraphCache, writes: ChunkWrites) -> None:
             "UPDATE memory_fact AS f SET evidence_count = f.evidence_count + v.k, "
             "first_seen_at = LEAST(f.first_seen_at, v.first), "
             "last_seen_at = GREATEST(f.last_seen_at, v.last), "
-            "status = CASE WHEN v.changed THEN v.status ELSE f.status END "
+            "status = CASE WHEN v.changed THEN v.status ELSE f.status END, scope = v.scope "
             "FROM unnest(%s::bigint[], %s::int[], %s::timestamptz[], %s::timestamptz[], "
-            "%s::bool[], %s::varchar[]) AS v(id, k, first, last, changed, status) "
+            "%s::bool[], %s::varchar[], %s::varchar[]) "
+            "AS v(id, k, first, last, changed, status, scope) "
             "WHERE f.id = v.id",
             [[f.id for f in touched], [f.evidence_added for f in touched],
              [f.first_seen_at for f in touched], [f.last_seen_at for f in touched],
-             [f.status_changed for f in touched], [f.status for f in touched]])
+             [f.status_changed for f in touched], [f.status for f in touched],
+             [f.scope for f in touched]])
     if writes.fact_evidence:
         _execute(
             "INSERT INTO memory_factevidence (fact_id, observation_id) "

@@ -14,7 +14,13 @@ from memory.config import DecayConfig
 from memory.decay.formulas import EntityState, days_between, strength_after
 from memory.models import EntityStatus, FactStatus, Namespace, Route
 from memory.models.embeddings import DedupState
-from memory.retain.extraction import EntitySpec, Extraction, FactSpec, ObservationView
+from memory.retain.extraction import (
+    EntitySpec,
+    Extraction,
+    FactSpec,
+    ObservationView,
+    scope_widened,
+)
 from memory.retain.fit import FitParts, actor_credit, pair_prior, route_of, schema_fit
 from memory.retain.text import claim_lemmas, content_lemmas, jaccard, normalize
 from memory.services.retain_graph import FactRow, GraphCache, Node
@@ -273,6 +279,7 @@ class ObservationStep:
                 fact.evidence_added += 1
                 fact.first_seen_at = min(fact.first_seen_at, at)
                 fact.last_seen_at = max(fact.last_seen_at, at)
+                fact.scope = scope_widened(fact.scope, spec.scope[:300])
             if fact.status == FactStatus.QUARANTINED and not held:
                 fact.status, fact.status_changed = FactStatus.ACTIVE, True
                 self._detect_conflicts(node, fact)

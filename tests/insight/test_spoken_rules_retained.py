@@ -80,6 +80,14 @@ def test_rules_said_in_two_projects_keep_their_scopes_and_the_review_decides() -
     assert _facts()["agent:claude-code:instruction:use-pnpm"] == (1, "global (in all projects)")
 
 
+def test_a_rule_said_again_in_another_project_holds_everywhere() -> None:
+    _retain(_in("billing", f.prompt("Always use uv.")), _in("billing", f.prompt("Always use uv.")))
+    assert _facts()["agent:claude-code:instruction:use-uv"] == (1, "project:billing")
+    _retain(_in("web", f.prompt("Utilise toujours uv.")))
+    assert _facts()["agent:claude-code:instruction:use-uv"] == (1, "global")
+    assert Fact.objects.get(entity__key="agent:claude-code:instruction:use-uv").evidence_count == 3
+
+
 def test_an_interrupt_then_an_instruction_is_a_fact() -> None:
     stop = f.interrupt()
     _retain(stop, f.prompt("non, utilise httpx", parent=stop["source_id"]))

@@ -39,7 +39,7 @@ def _rejected(command: str, reason: str, *, form: str = REASON) -> list[dict[str
         ("git push --force", "never force push to main", REASON,
          [("force push to main", "negative")]),
         ("rm -rf build", "ne supprime jamais le dossier build", SAID,
-         [("supprime dossier build", "negative")]),
+         [("delete dossier build", "negative")]),
     ],
 )
 def test_a_rejected_tool_use_with_a_reason_is_a_rule(
