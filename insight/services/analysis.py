@@ -60,9 +60,10 @@ def event_as_dict(event: MemoryEvent, *, context: bool = False) -> dict[str, Any
     }
 
 
-# Events whose meaning depends on their parent: the tool call a result answers, the pull
+# Events whose meaning depends on their parent: the tool call a result answers, the
+# interrupt or rejection a prompt answers (insight/analyzers/rule_context.py), the pull
 # request or issue a review or comment replies to.
-_NEEDS_PARENT = {"user.tool_result", "review", "comment"}
+_NEEDS_PARENT = {"user.tool_result", "user.prompt", "review", "comment"}
 
 
 def _context_events(events: Sequence[MemoryEvent]) -> list[dict[str, Any]]:

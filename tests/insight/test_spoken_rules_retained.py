@@ -104,3 +104,12 @@ def test_a_subagent_run_is_an_episode_of_its_agent_not_an_entity() -> None:
     keys = set(Entity.objects.values_list("key", flat=True))
     assert "agent:claude-code" in keys
     assert not [key for key in keys if "a36efb2a" in key or "a2271d1" in key]
+
+
+def test_an_interrupt_in_the_previous_batch_still_makes_the_next_prompt_a_correction() -> None:
+    stop = f.interrupt()
+    event_append_many(source="claude-code", events=[{k: stop[k] for k in _CONTRACT}])
+    analysis_drain()
+    said = f.prompt("use httpx", parent=stop["source_id"])
+    _retain(said)
+    assert _facts() == {"agent:claude-code:instruction:use-httpx": (1, "project:cortex")}
