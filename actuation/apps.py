@@ -6,10 +6,11 @@ class ActuationConfig(AppConfig):
     verbose_name = "Actuation (proposals and approvals)"
 
     def ready(self) -> None:
-        # Imported here, not at the top: these modules need the app registry (models) ready.
-        from actuation import sleep
+        from actuation import demo, sleep
         from actuation.detectors import registry
+        from insight.demo.finishers import demo_finisher_register
         from memory.sleep.registry import sleep_step
 
         registry.detectors_register()
         sleep_step(sleep.STEP, order=sleep.ORDER)(sleep.detectors_step)
+        demo_finisher_register("actuation", demo.demo_proposals)

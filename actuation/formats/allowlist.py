@@ -9,20 +9,26 @@ import re
 from typing import Any
 
 SETTINGS_PATH = ".claude/settings.json"
-# A command whose prefix runs whatever follows it: a rule on it grants everything.
+# A command that runs whatever follows it: a rule on it grants everything.
 RUNS_ANYTHING = frozenset({
     "sh", "bash", "zsh", "dash", "fish", "ksh", "csh", "tcsh", "eval", "exec", "env", "sudo",
     "su", "doas", "xargs", "nohup", "time", "timeout", "watch", "nice", "ionice", "strace",
-    "python", "python2", "python3", "node", "deno", "bun", "perl", "ruby", "php", "lua",
-    "npx", "bunx", "pnpx", "uvx", "pipx", "ssh", "find", "awk", "sed", "osascript",
-    "powershell", "pwsh", "cmd", "source", ".", "command", "builtin", "script", "parallel",
+    "python", "python2", "python3", "node", "deno", "perl", "ruby", "php", "lua", "ssh",
+    "find", "awk", "sed", "osascript", "powershell", "pwsh", "cmd", "source", ".", "command",
+    "builtin", "script", "parallel", "chroot", "systemd-run", "flock", "unbuffer",
 })
-RUNNER_PREFIXES = frozenset({
-    "npm exec", "npm x", "pnpm exec", "pnpm dlx", "yarn dlx", "yarn exec", "bun x", "bun run",
-    "uv run", "uv tool", "poetry run", "pipenv run", "pdm run", "hatch run", "conda run",
+# Prefixes that run the program named next: allowed only with that program named (not
+# itself one that runs anything): `uv run pytest` yes, `uv run` or `uv run bash` never.
+RUNNERS = frozenset({
+    "npx", "bunx", "pnpx", "uvx", "pipx run", "npm exec", "npm x", "pnpm exec", "pnpm dlx",
+    "yarn dlx", "yarn exec", "bun x", "bun run", "uv run", "uv tool", "poetry run",
+    "pipenv run", "pdm run", "hatch run", "conda run", "cargo run", "go run", "dotnet run",
+})
+# Prefixes whose next word is a place (a container, a config), then anything: never.
+NEVER = frozenset({
     "docker exec", "docker run", "docker compose", "podman exec", "podman run",
-    "kubectl exec", "kubectl run", "git -c", "cargo run", "go run", "dotnet run",
-    "make -f", "gh api", "gh extension", "deno run", "deno eval",
+    "kubectl exec", "kubectl run", "git -c", "gh api", "gh extension", "make -f",
+    "deno run", "deno eval",
 })
 # `python -m <module>` names one program, except modules that run or install anything.
 PYTHON_RUNNERS = frozenset({"pip", "venv", "http.server", "code", "runpy", "pdb", "idlelib",
@@ -53,8 +59,16 @@ def _bash_refusal(body: str) -> str | None:
                      and words[2] not in PYTHON_RUNNERS)
     if (head in RUNS_ANYTHING or head.startswith("python")) and not python_module:
         return f"{head!r} runs whatever follows it"
-    if " ".join([head, *words[1:2]]) in RUNNER_PREFIXES:
-        return f"{' '.join(words[:2])!r} runs whatever follows it"
+    two = " ".join([head, *words[1:2]])
+    if two in NEVER:
+        return f"{two!r} runs whatever follows it"
+    runner = head if head in RUNNERS else two if two in RUNNERS else ""
+    if runner:
+        rest = words[len(runner.split(" ")):]
+        program = rest[0].rsplit("/", 1)[-1] if rest else ""
+        if (not program or program.startswith("-") or program in RUNS_ANYTHING
+                or program.startswith("python") or program in RUNNERS):
+            return f"{runner!r} runs whatever follows it"
     return None
 
 

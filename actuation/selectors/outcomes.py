@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from django.db.models import Max
+
 from actuation.models import Proposal, TargetRepository
 from actuation.selectors.repositories import repository_projects
 from memory.models import EntityMention, MemoryEvent
@@ -33,3 +35,12 @@ def recurrence_sessions(*, proposal: Proposal, since: datetime, until: datetime)
         rows = rows.filter(**{f"observation__payload_typed__{key}": value})
     return set(rows.exclude(observation__correlation_session="")
                .values_list("observation__correlation_session", flat=True).distinct())
+
+
+def sessions_last_prompt(*, repository: TargetRepository) -> datetime | None:
+    """When the operator last prompted an agent in this repository (None: never seen).
+    Prompts always carry their time (records without one take their file's mtime)."""
+    found: datetime | None = MemoryEvent.objects.filter(
+        project__in=repository_projects(repository=repository), subtype="user.prompt",
+    ).aggregate(last=Max("occurred_at"))["last"]
+    return found

@@ -3,10 +3,11 @@ the producers, so it sits with them above the services)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from insight.demo.finishers import DemoContext, DemoSection, demo_finishers_run
 from insight.demo.ingest import DemoIngest, demo_corpus_ingest
 from insight.producers.base import Progress
 from insight.services.analysis import AnalysisTotals, analysis_drain
@@ -26,6 +27,7 @@ class DemoReport:
     sleep_cycle: SleepCycleRun
     graph: GraphSummary
     as_of: datetime
+    sections: list[DemoSection] = field(default_factory=list)
 
 
 def demo_run(*, out: Path, seed: int = 7, progress: Progress | None = None) -> DemoReport:
@@ -36,5 +38,7 @@ def demo_run(*, out: Path, seed: int = 7, progress: Progress | None = None) -> D
     retain = retain_drain()
     as_of = clock.now()
     run = sleep_cycle_run(now=as_of, trigger="demo")
+    context = DemoContext(out=out, repo=ingest.corpus.repo, as_of=as_of)
     return DemoReport(ingest=ingest, analysis=analysis, retain=retain, sleep_cycle=run,
-                      graph=graph_summary(limit=10, now=as_of), as_of=as_of)
+                      graph=graph_summary(limit=10, now=as_of), as_of=as_of,
+                      sections=demo_finishers_run(context))

@@ -53,7 +53,8 @@ def test_a_settings_file_cortex_cannot_read_is_left_alone(text: str) -> None:
 
 
 @pytest.mark.parametrize("rule", [
-    "Bash", "Bash()", "Bash(*)", "Bash(:*)", "Bash(npx:*)", "Bash(npx prettier:*)",
+    "Bash", "Bash()", "Bash(*)", "Bash(:*)", "Bash(npx:*)", "Bash(npx bash:*)",
+    "Bash(uv run python:*)", "Bash(uv run -- sh:*)", "Bash(docker exec web:*)",
     "Bash(sh -c:*)", "Bash(bash -c:*)", "Bash(docker exec:*)", "Bash(uv run:*)",
     "Bash(python:*)", "Bash(python -c:*)", "Bash(python -m pip:*)", "Bash(env:*)",
     "Bash(sudo apt:*)", "Bash(xargs:*)", "Bash(npm test && curl x:*)", "Bash(ls; rm -rf /)",
@@ -68,6 +69,7 @@ def test_broad_or_compound_rules_are_refused(rule: str) -> None:
 
 @pytest.mark.parametrize("rule", ["Bash(npm run test:*)", "Bash(git status)", "Bash(pytest:*)",
                                   "Bash(python -m pytest:*)", "Bash(make lint:*)",
+                                  "Bash(uv run pytest:*)", "Bash(npx prettier:*)",
                                   "WebFetch(domain:example.com)", "mcp__github__get_issue"])
 def test_narrow_rules_are_accepted(rule: str) -> None:
     assert allow_rule_refusal(rule) is None

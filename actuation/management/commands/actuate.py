@@ -20,6 +20,7 @@ from actuation.selectors.proposals import (
     proposal_list,
     proposal_outcome_line,
 )
+from actuation.services.applying import proposal_apply
 from actuation.services.detection import detection_run
 from actuation.services.proposals import proposal_approve, proposal_reject
 from actuation.services.repositories import repository_add
@@ -54,6 +55,8 @@ class Command(BaseCommand):
         approve = actions.add_parser("approve", help="Approve; the change is applied.")
         approve.add_argument("id", type=int)
         approve.add_argument("--by", default=None)
+        approve.add_argument("--wait", action="store_true",
+                             help="Apply in the foreground (no worker needed) and print it.")
         reject = actions.add_parser("reject", help="Reject, with a reason.")
         reject.add_argument("id", type=int)
         reject.add_argument("--reason", required=True)
@@ -123,7 +126,18 @@ class Command(BaseCommand):
     def _approve(self, options: dict[str, Any]) -> None:
         proposal = proposal_approve(proposal_id=options["id"],
                                     by=options["by"] or operator_default())
-        self.stdout.write(f"#{proposal.pk} approved by {proposal.decided_by}; applying.")
+        if not options["wait"]:
+            self.stdout.write(f"#{proposal.pk} approved by {proposal.decided_by}; the worker "
+                              "applies it.")
+            return
+        proposal = proposal_apply(proposal_id=proposal.pk)
+        self.stdout.write(f"#{proposal.pk} approved by {proposal.decided_by}: {proposal.state}")
+        if proposal.commit_sha:
+            opened = proposal.pr_url or proposal.pr_command
+            self.stdout.write(f"commit {proposal.commit_sha} on {proposal.branch} of "
+                              f"{proposal.repository.remote}; {opened}")
+        elif proposal.failure_reason:
+            self.stdout.write(proposal.failure_reason)
 
     def _reject(self, options: dict[str, Any]) -> None:
         proposal = proposal_reject(proposal_id=options["id"], reason=options["reason"],

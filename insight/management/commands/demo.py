@@ -17,8 +17,10 @@ from insight.demo.run import DemoReport, demo_run
 from insight.management.progress import RichProgress
 
 
-def _table(title: str, columns: list[str], rows: Sequence[Sequence[Any]]) -> Table:
-    table = Table(title=title, title_justify="left")
+def _table(title: str, columns: list[str], rows: Sequence[Sequence[Any]],
+           caption: str = "") -> Table:
+    table = Table(title=title, title_justify="left", caption=caption or None,
+                  caption_justify="left")
     for i, column in enumerate(columns):
         table.add_column(column, justify="left" if i == 0 else "right")
     if not rows:
@@ -76,4 +78,6 @@ class Command(BaseCommand):
                    [[e["key"], e["name"]] for e in graph.quarantined]),
             _table("Open conflicts", ["entity", "existing claim", "new claim"],
                    [[c["entity"], c["existing"], c["new"]] for c in graph.conflicts]),
+            *[_table(s.title, s.columns, s.rows, caption="\n".join(s.notes))
+              for s in report.sections],
         ]
