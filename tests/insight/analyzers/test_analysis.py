@@ -75,7 +75,8 @@ class TestEndToEnd:
     def test_every_category_comes_out_with_real_provenance(self) -> None:
         ids = set(store(*a_session()))
         summary = _analyze()
-        assert summary["events"] == {"claude-code": 10, "git": 1, "gh": 0}
+        assert summary["events"] == {"claude-code": 10, "git": 1, "gh": 0,
+                                     "type:memory/text": 0}
         categories = Counter(Observation.objects.values_list("category", flat=True))
         assert set(categories) == {
             "instruction", "preference", "correction", "tool_error", "permission_request",
@@ -94,7 +95,8 @@ class TestEndToEnd:
         count = Observation.objects.count()
         assert sum(_analyze()["observations_created"].values()) == 0
         again = _analyze("--all")
-        assert again["events"] == {"claude-code": 10, "git": 1, "gh": 0}
+        assert again["events"] == {"claude-code": 10, "git": 1, "gh": 0,
+                                   "type:memory/text": 0}
         assert sum(again["observations_created"].values()) == 0
         assert Observation.objects.count() == count
 
