@@ -1,5 +1,6 @@
 """Celery tasks of actuation: applying an approved proposal (queued on approval), and the
-sweep that queues again what a lost task left approved."""
+sweep that queues again what a lost task left approved. Their queue is routed in the
+settings (CELERY_TASK_ROUTES: the default queue)."""
 
 from __future__ import annotations
 

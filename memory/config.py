@@ -427,6 +427,7 @@ class ActuationSection:
     style: ActuationStyle = dataclasses.field(default_factory=ActuationStyle)
     outcome: ActuationOutcome = dataclasses.field(default_factory=ActuationOutcome)
     command_timeout_seconds: int = 120
+    apply_sweep_after_seconds: int = 600
 
     def check(self, where: str) -> None:
         _unit(f"{where}.ground_strength", self.ground_strength)
