@@ -23,9 +23,10 @@ RETURN (
 PREVIOUS = r"""
 CREATE OR REPLACE FUNCTION cortex_tsq(q text) RETURNS tsquery
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN coalesce(cortex_tsq_any('cortex_en'::regconfig, q) || cortex_tsq_any('cortex_fr'::regconfig, q),
-                cortex_tsq_any('cortex_en'::regconfig, q), cortex_tsq_any('cortex_fr'::regconfig, q),
-                ''::tsquery);
+RETURN coalesce(
+    cortex_tsq_any('cortex_en'::regconfig, q) || cortex_tsq_any('cortex_fr'::regconfig, q),
+    cortex_tsq_any('cortex_en'::regconfig, q), cortex_tsq_any('cortex_fr'::regconfig, q),
+    ''::tsquery);
 """
 
 
