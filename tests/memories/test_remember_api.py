@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -93,3 +95,20 @@ def test_the_scope_is_required(synced: None) -> None:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     assert post(client, {"text": "hello"}).status_code == 403
+
+
+def test_a_posted_memory_queues_its_own_consolidation(
+        lyra: APIClient, django_capture_on_commit_callbacks: Any) -> None:
+    """The chain a worker runs (eager here): analysis of the memories' stream, then the
+    Retain Job; no sweep needed."""
+    from celery import current_app
+
+    from memory.models import Memory
+
+    current_app.conf.task_always_eager = True
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            post(lyra, {"text": "Anya moved the Cortex demo to Lyon on March 3"})
+    finally:
+        current_app.conf.task_always_eager = False
+    assert Memory.objects.get().text == "Anya moved the Cortex demo to Lyon on March 3"
