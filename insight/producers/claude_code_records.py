@@ -55,8 +55,12 @@ class FileContext:
     payload_limit: int = DEFAULT_PAYLOAD_LIMIT
 
 
+# A worktree Claude Code made for a subagent belongs to its repository.
+_WORKTREE = re.compile(r"[\\/]\.(?:claude[\\/])?worktrees[\\/][^\\/]+")
+
+
 def project_of(cwd: str) -> str:
-    parts = [p for p in re.split(r"[\\/]", cwd) if p]
+    parts = [p for p in re.split(r"[\\/]", _WORKTREE.split(cwd, maxsplit=1)[0]) if p]
     return parts[-1] if parts else ""
 
 
