@@ -11,6 +11,11 @@ then each planted fact is asked for by a paraphrased question in English and in 
 ablation (each strategy off, strength weighting off, reciprocal rank fusion instead of
 linear), and the same after a sleep cycle (which must not lower them: nothing is deleted).
 `--no-embed` skips the embedding pass (and the vector strategy) for large N.
+
+`--conversations`: long multi-session conversations between invented people
+(bench/conversation_corpus.py), each turn posted as a memory with its turn id as
+`source_id`; questions (single-hop, multi-hop, temporal) scored by recall@5 and @10 of their
+evidence turns, with the same ablation.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.conversation_corpus import Question, conversations_make  # noqa: E402
 from bench.machine import machine_describe  # noqa: E402
 from bench.recall_corpus import Plant, distractors_make, plants_make  # noqa: E402
 
@@ -59,7 +65,7 @@ def _fresh_database() -> str:
     return url
 
 
-def _load(n: int, plants: list[Plant], seed: int, embed: bool) -> dict[str, float]:
+def _consolidate(memories: list[dict[str, Any]], embed: bool) -> dict[str, float]:
     from insight.services.analysis import analysis_drain
     from memory.services.embeddings import entity_embed_pending
     from memory.services.memories import memories_remember
@@ -68,11 +74,6 @@ def _load(n: int, plants: list[Plant], seed: int, embed: bool) -> dict[str, floa
     from memory.services.taxonomy import taxonomy_sync
 
     taxonomy_sync()
-    memories = [{"source_id": p.source_id, "text": p.text} for p in plants]
-    memories += distractors_make(n, seed=seed, plants=plants)
-    random.Random(seed).shuffle(memories)
-    for i, memory in enumerate(memories):
-        memory["occurred_at"] = f"2026-{1 + i % 9:02d}-{1 + i % 28:02d}T10:00:00Z"
     times: dict[str, float] = {}
     started = time.perf_counter()
     for i in range(0, len(memories), 1000):
@@ -89,6 +90,16 @@ def _load(n: int, plants: list[Plant], seed: int, embed: bool) -> dict[str, floa
         entity_embed_pending()
         times["embed_s"] = time.perf_counter() - started
     return times
+
+
+def _planted(n: int, plants: list[Plant], seed: int) -> list[dict[str, Any]]:
+    memories: list[dict[str, Any]] = [{"source_id": p.source_id, "text": p.text}
+                                      for p in plants]
+    memories += distractors_make(n, seed=seed, plants=plants)
+    random.Random(seed).shuffle(memories)
+    for i, memory in enumerate(memories):
+        memory["occurred_at"] = f"2026-{1 + i % 9:02d}-{1 + i % 28:02d}T10:00:00Z"
+    return memories
 
 
 def _rank(hits: list[Any], source_id: str) -> int | None:
@@ -146,7 +157,7 @@ def run_one(n: int, plants_count: int, seed: int, embed: bool) -> dict[str, Any]
     from memory.services.sleep_cycle import sleep_cycle_run
 
     plants = plants_make(plants_count, seed=seed)
-    times = _load(n, plants, seed, embed)
+    times = _consolidate(_planted(n, plants, seed), embed)
     config = config_get()
     now = clock.now()
     rows = [_evaluate(plants, label=label, config=cfg, strategies=on, use_strength=strength,
@@ -158,6 +169,63 @@ def run_one(n: int, plants_count: int, seed: int, embed: bool) -> dict[str, Any]
     rows.append(_evaluate(plants, label="after a sleep cycle", config=config, strategies=on,
                           use_strength=True, now=later))
     return {"n": n, "plants": plants_count, "times": times, "rows": rows}
+
+
+def _evaluate_questions(questions: list[Question], *, label: str, config: Any,
+                        strategies: tuple[str, ...], use_strength: bool, now: Any
+                        ) -> dict[str, Any]:
+    from memory.services.recall import recall_run
+
+    scores: dict[str, list[tuple[float, float]]] = {}
+    for question in questions:
+        result = recall_run(query=question.text, unit="memory", limit=10, reinforce=False,
+                            strategies_on=strategies, use_strength=use_strength, now=now,
+                            config=config)
+        found = [p.get("source_id") for hit in result.hits for p in hit.provenance]
+        share = [sum(1 for e in question.evidence if e in found[:k]) / len(question.evidence)
+                 for k in (5, 10)]
+        scores.setdefault(question.kind, []).append((share[0], share[1]))
+    every = [pair for pairs in scores.values() for pair in pairs]
+    row: dict[str, Any] = {"label": label,
+                           "recall@5": sum(p[0] for p in every) / len(every),
+                           "recall@10": sum(p[1] for p in every) / len(every)}
+    for kind, pairs in sorted(scores.items()):
+        row[f"{kind}@10"] = sum(p[1] for p in pairs) / len(pairs)
+    return row
+
+
+def run_conversations(sessions: int, turns: int, people: int, seed: int,
+                      embed: bool) -> dict[str, Any]:
+    os.environ["DATABASE_URL"] = _fresh_database()
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")
+    import django
+
+    django.setup()
+    from memory import clock
+    from memory.config import config_get
+
+    dialogue, questions = conversations_make(sessions=sessions, turns=turns, people=people,
+                                             seed=seed)
+    memories = [{"source_id": t.source_id, "text": t.text, "actor": t.speaker,
+                 "occurred_at": t.at.isoformat()} for t in dialogue]
+    times = _consolidate(memories, embed)
+    config = config_get()
+    rows = [_evaluate_questions(questions, label=label, config=cfg, strategies=on,
+                                use_strength=strength, now=clock.now())
+            for label, cfg, on, strength in _variants(config, embed)]
+    return {"turns": len(dialogue), "sessions": sessions, "questions": len(questions),
+            "times": times, "rows": rows}
+
+
+def _print_conversations(result: dict[str, Any]) -> None:
+    times = ", ".join(f"{k} {v:.1f}" for k, v in result["times"].items())
+    print(f"\nconversations: {result['sessions']} sessions, {result['turns']:,} turns, "
+          f"{result['questions']} questions ({times})")
+    kinds = sorted(k for k in result["rows"][0] if k.endswith("@10") and k != "recall@10")
+    print(f"{'variant':<22} {'R@5':>6} {'R@10':>6} " + " ".join(f"{k:>13}" for k in kinds))
+    for row in result["rows"]:
+        print(f"{row['label']:<22} {row['recall@5']:>6.3f} {row['recall@10']:>6.3f} "
+              + " ".join(f"{row[k]:>13.3f}" for k in kinds))
 
 
 def _print(result: dict[str, Any]) -> None:
@@ -176,13 +244,30 @@ def main() -> None:
     parser.add_argument("--plants", type=int, default=40)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--no-embed", action="store_true")
+    parser.add_argument("--conversations", action="store_true",
+                        help="the long-conversation part instead of the planted facts")
+    parser.add_argument("--sessions", type=int, default=200)
+    parser.add_argument("--turns", type=int, default=60, help="turns per session")
+    parser.add_argument("--people", type=int, default=12)
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    embed = not args.no_embed
     if args.one is not None:
-        print(json.dumps(run_one(args.one, args.plants, args.seed, not args.no_embed)))
+        result = (run_conversations(args.sessions, args.turns, args.people, args.seed, embed)
+                  if args.conversations else run_one(args.one, args.plants, args.seed, embed))
+        print(json.dumps(result))
         return
     print(machine_describe())
     print(f"load average at start: {os.getloadavg()}")
+    if args.conversations:
+        command = [sys.executable, __file__, "--one", "0", "--conversations",
+                   "--sessions", str(args.sessions), "--turns", str(args.turns),
+                   "--people", str(args.people), "--seed", str(args.seed),
+                   *(["--no-embed"] if args.no_embed else [])]
+        out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+        _print_conversations(json.loads(out.strip().splitlines()[-1]))
+        print(f"\nload average at end: {os.getloadavg()}")
+        return
     for n in args.sizes:
         command = [sys.executable, __file__, "--one", str(n), "--plants", str(args.plants),
                    "--seed", str(args.seed), *(["--no-embed"] if args.no_embed else [])]
