@@ -126,12 +126,28 @@ def memory_events_build(*, memories: Sequence[Any], batch: bool = True,
     return events
 
 
+def _in_memory_terms(error: Invalid | TooLarge, *, batch: bool) -> Invalid | TooLarge:
+    """The event layer's refusal (a payload too deep) named by the memory's own fields."""
+    by_index = error.fields.get("events")
+    if not isinstance(by_index, Mapping):
+        return error
+    problems = {
+        index: {("metadata" if name == "payload" else name): message
+                for name, message in fields.items()} if isinstance(fields, Mapping) else fields
+        for index, fields in by_index.items()}
+    fields = {"memories": problems} if batch else problems.get("0", problems)
+    return type(error)(error.message, code=error.code, fields=fields)
+
+
 def memories_remember(*, source: str, memories: Sequence[Any], batch: bool = True,
                       default_actor: str = "") -> list[EventAppendResult]:
     """Store these memories as raw events under `source` (all or none); one result per
     memory, in order (`created: False`: it was already stored)."""
     events = memory_events_build(memories=memories, batch=batch, default_actor=default_actor)
-    results = event_append_many(source=source, events=events)
+    try:
+        results = event_append_many(source=source, events=events)
+    except (Invalid, TooLarge) as error:
+        raise _in_memory_terms(error, batch=batch) from None
     if any(result.created for result in results):
         for listener in _appended:
             listener()

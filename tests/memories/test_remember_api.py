@@ -112,3 +112,14 @@ def test_a_posted_memory_queues_its_own_consolidation(
     finally:
         current_app.conf.task_always_eager = False
     assert Memory.objects.get().text == "Anya moved the Cortex demo to Lyon on March 3"
+
+
+def test_metadata_nested_too_deep_is_400_on_metadata(lyra: APIClient) -> None:
+    deep: dict[str, Any] = {}
+    node = deep
+    for _ in range(100):
+        node["a"] = {}
+        node = node["a"]
+    error = error_of(post(lyra, {"text": "hello", "metadata": deep}), 400)
+    assert set(error["fields"]) == {"metadata"}
+    assert not MemoryEvent.objects.exists()
