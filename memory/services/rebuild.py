@@ -31,7 +31,7 @@ from memory.services.retain import RetainReport, retain_drain
 # One TRUNCATE, no CASCADE: a table of another layer that references these makes
 # PostgreSQL refuse and name it, rather than be emptied silently.
 DERIVED_TABLES = (
-    "memory_compiledtruth",
+    "memory_contextinjection", "memory_compiledtruth",
     "memory_entitymention", "memory_relationevidence", "memory_factevidence",
     "memory_conflict", "memory_reviewitem_entities", "memory_reviewitem", "memory_fact",
     "memory_entitymerge", "memory_regenerationrequest", "memory_entityembedding",
