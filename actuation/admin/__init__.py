@@ -1,3 +1,3 @@
 """The approval queue and the target repositories, in the admin."""
 
-from actuation.admin import proposals, repositories  # noqa: F401
+from actuation.admin import dashboard, proposals, repositories  # noqa: F401

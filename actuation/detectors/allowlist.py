@@ -10,7 +10,7 @@ from datetime import datetime
 
 from django.db.models import Q
 
-from actuation.detectors.base import Detector, Draft, Quote, current_file
+from actuation.detectors.base import Detector, Draft, Quote
 from actuation.formats.allowlist import (
     SETTINGS_PATH,
     SettingsInvalid,
@@ -33,7 +33,8 @@ def _rule(pattern: Pattern) -> str:
     return next(iter(rules))
 
 
-def _draft(pattern: Pattern, denied: set[tuple[int, int]], config: DecayConfig) -> Draft | None:
+def _draft(graph: Graph, pattern: Pattern, denied: set[tuple[int, int]],
+           config: DecayConfig) -> Draft | None:
     cfg = config.actuation.allowlist
     granted = [o for o in pattern.occurrences if o.payload.get("decision") == GRANTED]
     sessions = {o.session for o in granted if o.session}
@@ -42,7 +43,7 @@ def _draft(pattern: Pattern, denied: set[tuple[int, int]], config: DecayConfig) 
     rule = _rule(pattern)
     if not rule or allow_rule_refusal(rule) is not None:
         return None
-    before = current_file(pattern.repository, SETTINGS_PATH, config)
+    before = graph.file(pattern.repository, SETTINGS_PATH)
     try:
         after = allow_rule_add(before, rule=rule)
     except SettingsInvalid:
@@ -71,10 +72,11 @@ def _draft(pattern: Pattern, denied: set[tuple[int, int]], config: DecayConfig) 
 def detect(graph: Graph, now: datetime, config: DecayConfig) -> list[Draft]:
     patterns = graph.patterns(namespace="agent:*:skill", category="permission_request",
                               where=Q(observation__payload_typed__decision__in=[GRANTED,
-                                                                                *DENIED]))
+                                                                                *DENIED]),
+                              min_sessions=config.actuation.allowlist.min_sessions)
     denied = {(p.entity.id, p.repository.pk) for p in patterns
               if any(o.payload.get("decision") in DENIED for o in p.occurrences)}
-    return [d for p in patterns if (d := _draft(p, denied, config)) is not None]
+    return [d for p in patterns if (d := _draft(graph, p, denied, config)) is not None]
 
 
 DETECTOR = Detector(name=NAME, diff_type="allowlist", detect=detect)

@@ -6,10 +6,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
-from actuation import gitops
 from actuation.models import TargetRepository
 from actuation.selectors.graph import Graph, Grounding, Occurrence
 from memory.config import DecayConfig
@@ -73,13 +71,6 @@ def detector_register(detector: Detector) -> Detector:
 
 def detectors() -> list[Detector]:
     return [_detectors[name] for name in sorted(_detectors)]
-
-
-def current_file(repository: TargetRepository, path: str, config: DecayConfig) -> str | None:
-    """The file at the tip of the repository's base branch (None: absent), read from git's
-    objects: the operator's working tree and index are not read or touched."""
-    return gitops.file_at(Path(repository.path), ref=repository.default_branch, path=path,
-                          timeout=config.actuation.command_timeout_seconds)
 
 
 def memory_file(repository: TargetRepository, config: DecayConfig) -> str:

@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from datetime import datetime
 
-from actuation.detectors.base import Detector, Draft, Quote, current_file
+from actuation.detectors.base import Detector, Draft, Quote
 from actuation.formats.claude_md import section_add_line
 from actuation.formats.quoting import quote
 from actuation.selectors.graph import Graph, Pattern
@@ -56,7 +56,7 @@ def _draft(graph: Graph, pattern: Pattern, config: DecayConfig) -> Draft | None:
     if not message:
         return None
     recovery = _recovery(graph, pattern, tool, config)
-    before = current_file(pattern.repository, PATH, config)
+    before = graph.file(pattern.repository, PATH)
     line = _line(tool, message, recovery)
     edit = section_add_line(before, section=cfg.section, line=line, max_lines=cfg.max_lines)
     if edit is None:
@@ -86,7 +86,8 @@ def _draft(graph: Graph, pattern: Pattern, config: DecayConfig) -> Draft | None:
 
 def detect(graph: Graph, now: datetime, config: DecayConfig) -> list[Draft]:
     drafts = []
-    for pattern in graph.patterns(namespace="agent:*:rc", category="tool_error"):
+    for pattern in graph.patterns(namespace="agent:*:rc", category="tool_error",
+                                  min_sessions=config.actuation.claude_md.min_sessions):
         if draft := _draft(graph, pattern, config):
             drafts.append(draft)
     return drafts

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import datetime
 
-from actuation.detectors.base import Detector, Draft, Quote, current_file, memory_file
+from actuation.detectors.base import Detector, Draft, Quote, memory_file
 from actuation.formats.claude_md import section_add_line
 from actuation.formats.quoting import normalized, quote
 from actuation.selectors.graph import Graph, Occurrence, Pattern
@@ -31,7 +31,7 @@ def _said(pattern: Pattern) -> dict[str, list[Occurrence]]:
     return by_words
 
 
-def _draft(pattern: Pattern, words: str, occurrences: list[Occurrence],
+def _draft(graph: Graph, pattern: Pattern, words: str, occurrences: list[Occurrence],
            config: DecayConfig) -> Draft | None:
     cfg = config.actuation.memory_entry
     sessions = {o.session for o in occurrences if o.session}
@@ -39,7 +39,7 @@ def _draft(pattern: Pattern, words: str, occurrences: list[Occurrence],
         return None
     text = str(occurrences[-1].payload.get("text") or words)
     path = memory_file(pattern.repository, config)
-    before = current_file(pattern.repository, path, config)
+    before = graph.file(pattern.repository, path)
     edit = section_add_line(before, section=cfg.section, line=correction_line(text),
                             max_lines=config.actuation.claude_md.max_lines)
     if edit is None:
@@ -64,9 +64,10 @@ def _draft(pattern: Pattern, words: str, occurrences: list[Occurrence],
 
 def detect(graph: Graph, now: datetime, config: DecayConfig) -> list[Draft]:
     drafts = []
-    for pattern in graph.patterns(namespace="agent:*:failure-mode", category="correction"):
+    for pattern in graph.patterns(namespace="agent:*:failure-mode", category="correction",
+                                  min_sessions=config.actuation.memory_entry.min_sessions):
         for words, occurrences in sorted(_said(pattern).items()):
-            if draft := _draft(pattern, words, occurrences, config):
+            if draft := _draft(graph, pattern, words, occurrences, config):
                 drafts.append(draft)
     return drafts
 

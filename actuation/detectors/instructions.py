@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from actuation.detectors.base import Detector, Draft, Quote, current_file, memory_file
+from actuation.detectors.base import Detector, Draft, Quote, memory_file
 from actuation.formats.claude_md import section_add_line
 from actuation.formats.quoting import quote
 from actuation.selectors.graph import Graph, Pattern
@@ -35,14 +35,14 @@ def instruction_line(claim: str, polarity: int) -> str:
     return f"- The operator's standing instruction, in their words: {said}."
 
 
-def _draft(pattern: Pattern, config: DecayConfig) -> Draft | None:
+def _draft(graph: Graph, pattern: Pattern, config: DecayConfig) -> Draft | None:
     cfg = config.actuation.memory_entry
     sessions = pattern.sessions
     if len(sessions) < cfg.min_sessions or (found := _claim(pattern.entity.id)) is None:
         return None
     claim, polarity = found
     path = memory_file(pattern.repository, config)
-    before = current_file(pattern.repository, path, config)
+    before = graph.file(pattern.repository, path)
     line = instruction_line(claim, polarity)
     edit = section_add_line(before, section=cfg.section, line=line,
                             max_lines=config.actuation.claude_md.max_lines)
@@ -69,8 +69,9 @@ def _draft(pattern: Pattern, config: DecayConfig) -> Draft | None:
 
 
 def detect(graph: Graph, now: datetime, config: DecayConfig) -> list[Draft]:
-    return [d for p in graph.patterns(namespace="agent:*:instruction", category="instruction")
-            if (d := _draft(p, config)) is not None]
+    found = graph.patterns(namespace="agent:*:instruction", category="instruction",
+                           min_sessions=config.actuation.memory_entry.min_sessions)
+    return [d for p in found if (d := _draft(graph, p, config)) is not None]
 
 
 DETECTOR = Detector(name=NAME, diff_type="memory_entry", detect=detect)

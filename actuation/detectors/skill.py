@@ -10,7 +10,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime
 
-from actuation.detectors.base import Detector, Draft, current_file
+from actuation.detectors.base import Detector, Draft
 from actuation.formats.skill import skill_path, skill_problems, skill_render
 from actuation.models import TargetRepository
 from actuation.selectors.graph import Graph, Grounding, Occurrence, tool_uses
@@ -81,8 +81,8 @@ def _tools(steps: Steps) -> set[str]:
     return {s.split(":", 1)[0].casefold() for s in steps}
 
 
-def _draft(steps: Steps, sessions: set[str], events: list[Occurrence], tools: list[Grounding],
-           repository: TargetRepository, config: DecayConfig) -> Draft | None:
+def _draft(graph: Graph, steps: Steps, sessions: set[str], events: list[Occurrence],
+           tools: list[Grounding], repository: TargetRepository) -> Draft | None:
     grounding = [g for g in tools if g.name.casefold() in _tools(steps)]
     if not grounding:
         return None
@@ -99,7 +99,7 @@ def _draft(steps: Steps, sessions: set[str], events: list[Occurrence], tools: li
     if skill_problems(name=name, description=description, body=body, folder=name):
         return None
     path = skill_path(name)
-    before = current_file(repository, path, config)
+    before = graph.file(repository, path)
     if before is not None:
         return None
     return Draft(
@@ -130,7 +130,7 @@ def detect(graph: Graph, now: datetime, config: DecayConfig) -> list[Draft]:
                           min_sessions=cfg.min_sessions)
         for steps, sessions in found[:cfg.max_per_repository]:
             evidence = [o for s in sorted(sessions) for o in events[s]][:200]
-            if draft := _draft(steps, sessions, evidence, tools, repository, config):
+            if draft := _draft(graph, steps, sessions, evidence, tools, repository):
                 drafts.append(draft)
     return drafts
 

@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from datetime import datetime
 
-from actuation.detectors.base import Detector, Draft, current_file, memory_file
+from actuation.detectors.base import Detector, Draft, memory_file
 from actuation.formats.claude_md import section_add_line
 from actuation.formats.quoting import quote
 from actuation.selectors.graph import Graph, Pattern
@@ -34,7 +34,7 @@ def style_line(other: str, agent: str, first: str, second: str) -> str:
             f"{first} ({MEANING[first]}), often {second} ({MEANING[second]}).")
 
 
-def _draft(pattern: Pattern, config: DecayConfig) -> Draft | None:
+def _draft(graph: Graph, pattern: Pattern, config: DecayConfig) -> Draft | None:
     cfg = config.actuation.style
     other = pattern.entity.name
     sent = [o for o in pattern.occurrences if o.payload.get("speaker") == other
@@ -49,7 +49,7 @@ def _draft(pattern: Pattern, config: DecayConfig) -> Draft | None:
         return None
     agent = str(sent[-1].payload.get("counterpart") or "the agent")
     path = memory_file(pattern.repository, config)
-    before = current_file(pattern.repository, path, config)
+    before = graph.file(pattern.repository, path)
     edit = section_add_line(before, section=cfg.section,
                             line=style_line(other, agent, first, second),
                             max_lines=config.actuation.claude_md.max_lines)
@@ -72,7 +72,7 @@ def _draft(pattern: Pattern, config: DecayConfig) -> Draft | None:
 
 def detect(graph: Graph, now: datetime, config: DecayConfig) -> list[Draft]:
     return [d for p in graph.patterns(namespace="agent:*:relationship", category="interaction")
-            if (d := _draft(p, config)) is not None]
+            if (d := _draft(graph, p, config)) is not None]
 
 
 DETECTOR = Detector(name=NAME, diff_type="memory_entry", detect=detect)

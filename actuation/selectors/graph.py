@@ -8,11 +8,13 @@ import dataclasses
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
-from django.db.models import Q
+from django.db.models import Count, Q
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
 
+from actuation import gitops
 from actuation.models import TargetRepository
 from actuation.selectors.repositories import (
     repository_list,
@@ -76,6 +78,7 @@ class Graph:
         self.since = now - timedelta(days=config.actuation.window_days)
         self.repositories = list(repository_list() if repositories is None else repositories)
         self._places: dict[str, tuple[str, str]] = {}
+        self._files: dict[tuple[int, str], str | None] = {}
 
     def grounded(self, *, namespace: str, ids: Sequence[int] | None = None) -> list[Grounding]:
         """Entities of `namespace` strong enough now to ground a proposal."""
@@ -112,10 +115,33 @@ class Graph:
                 yield Occurrence(observation=oid, entity=entity, session=session, at=at,
                                  payload=payload or {}, events=tuple(events or ()))
 
-    def patterns(self, *, namespace: str, category: str,
-                 where: Q | None = None) -> list[Pattern]:
-        """Occurrences grouped by entity and by the repository they happened in."""
+    def recurring(self, *, entities: Sequence[Grounding], category: str, where: Q | None,
+                  min_sessions: int) -> list[Grounding]:
+        """The entities mentioned by observations of `category` in at least `min_sessions`
+        sessions of the window (any project: a necessary condition, counted in SQL)."""
+        size = self.config.actuation.batch_size
+        kept: set[int] = set()
+        for start in range(0, len(entities), size):
+            rows = EntityMention.objects.filter(
+                entity_id__in=[e.id for e in entities[start:start + size]],
+                observation__category=category, observation__timestamp__gte=self.since,
+                observation__timestamp__lte=self.now).exclude(
+                observation__correlation_session="")
+            if where is not None:
+                rows = rows.filter(where)
+            kept.update(rows.values("entity_id").annotate(
+                n=Count("observation__correlation_session", distinct=True)).filter(
+                n__gte=min_sessions).values_list("entity_id", flat=True))
+        return [e for e in entities if e.id in kept]
+
+    def patterns(self, *, namespace: str, category: str, where: Q | None = None,
+                 min_sessions: int = 1) -> list[Pattern]:
+        """Occurrences grouped by entity and by the repository they happened in, for the
+        grounded entities seen in at least `min_sessions` sessions."""
         entities = self.grounded(namespace=namespace)
+        if min_sessions > 1:
+            entities = self.recurring(entities=entities, category=category, where=where,
+                                      min_sessions=min_sessions)
         by_id = {e.id: e for e in entities}
         found = list(self.occurrences(entities=entities, category=category, where=where))
         self._locate(found)
@@ -129,6 +155,16 @@ class Graph:
                 groups[key] = Pattern(entity=by_id[occ.entity], repository=repository)
             groups[key].occurrences.append(occ)
         return sorted(groups.values(), key=lambda p: (p.repository.name, p.entity.key))
+
+    def file(self, repository: TargetRepository, path: str) -> str | None:
+        """The file at the tip of the repository's base branch (None: absent), read once per
+        detection from git's objects: the operator's working tree and index are untouched."""
+        key = (repository.pk, path)
+        if key not in self._files:
+            self._files[key] = gitops.file_at(
+                Path(repository.path), ref=repository.default_branch, path=path,
+                timeout=self.config.actuation.command_timeout_seconds)
+        return self._files[key]
 
     def _locate(self, occurrences: Sequence[Occurrence]) -> None:
         wanted = {o.events[0] for o in occurrences if o.events} - set(self._places)
@@ -147,16 +183,24 @@ class Graph:
         return repository_match(repositories=self.repositories, project=project, cwd=cwd)
 
     def next_tools(self, *, occurrences: Sequence[Occurrence], limit: int) -> list[str]:
-        """The tool the agent used next after each occurrence, in the same session."""
+        """The tool the agent used next after each occurrence, in the same session (one
+        query for the sample)."""
+        sample = [o for o in occurrences if o.session][:limit]
+        if not sample:
+            return []
+        rows = (MemoryEvent.objects.filter(
+            correlation_session__in={o.session for o in sample}, subtype="assistant.tool_use",
+            occurred_at__gt=min(o.at for o in sample))
+            .annotate(tool=KeyTextTransform("name", KeyTransform(0, KeyTransform(
+                "content", KeyTransform("message", "payload")))))
+            .order_by("occurred_at", "id").values_list("correlation_session", "occurred_at",
+                                                       "tool"))
+        uses: dict[str, list[tuple[datetime, str]]] = defaultdict(list)
+        for session, at, tool in rows:
+            uses[session].append((at, tool or ""))
         out = []
-        for occ in list(occurrences)[:limit]:
-            if not occ.session:
-                continue
-            nxt = (MemoryEvent.objects.filter(correlation_session=occ.session,
-                                              subtype="assistant.tool_use",
-                                              occurred_at__gt=occ.at)
-                   .order_by("occurred_at", "id").values_list("payload", flat=True).first())
-            name = tool_use_name(nxt or {})
+        for occ in sample:
+            name = next((tool for at, tool in uses[occ.session] if at > occ.at), "")
             if name:
                 out.append(name)
         return out

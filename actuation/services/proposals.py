@@ -72,13 +72,14 @@ def proposal_submit(*, draft: Draft, now: datetime | None = None,
     if not diff:
         return SubmitResult(Submitted.EMPTY, None, "")
     content_hash = draft_content_hash(draft, diff)
-    same = Proposal.objects.filter(content_hash=content_hash)
+    same = {state: pk for pk, state in Proposal.objects.filter(
+        content_hash=content_hash).values_list("pk", "state")}
     for state, outcome in ((ProposalState.REJECTED, Submitted.REJECTED),
                            (ProposalState.PROPOSED, Submitted.OPEN),
                            (ProposalState.APPROVED, Submitted.OPEN),
                            (ProposalState.APPLIED, Submitted.APPLIED)):
-        if (found := same.filter(state=state).first()) is not None:
-            return SubmitResult(outcome, found, content_hash)
+        if state in same:
+            return SubmitResult(outcome, Proposal.objects.get(pk=same[state]), content_hash)
     if not _grounded(draft, now=now, config=config):
         return SubmitResult(Submitted.UNGROUNDED, None, content_hash)
     proposal = Proposal.objects.create(
