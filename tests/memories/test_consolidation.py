@@ -152,3 +152,20 @@ def test_a_rebuild_from_the_raw_log_makes_the_same_memories(lyra: APIClient) -> 
     before = _snapshot()
     graph_rebuild()
     assert _snapshot() == before and len(before) == 2
+
+
+def test_a_recalled_memory_is_reinforced_and_comes_first(lyra: APIClient) -> None:
+    from memory.services.memories import memories_reinforce
+
+    post(lyra, {"memories": [{"text": "Anya likes Lyon", "occurred_at": T0.isoformat()},
+                             {"text": "Anya likes Paris", "occurred_at": T0.isoformat()}]})
+    consolidate()
+    anya = Entity.objects.get(key="world:person:anya")
+    later = T0 + timedelta(days=20)
+    paris = Memory.objects.get(text="Anya likes Paris")
+    assert memories_reinforce(memory_ids=[paris.pk], now=later) == 1
+    paris.refresh_from_db()
+    assert (paris.retrieval_count, paris.last_reinforced_at) == (1, later)
+    hits = memories_of_entity(entity_id=anya.pk, now=later)
+    assert [hit.text for hit in hits] == ["Anya likes Paris", "Anya likes Lyon"]
+    assert hits[0].strength > hits[1].strength
