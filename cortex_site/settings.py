@@ -148,6 +148,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Events in, recall and context out, for one operator and their agents.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "memory.api.schema.error_statuses_declare",
+    ],
 }
 
 CACHES = {
