@@ -9,13 +9,15 @@ from typing import Any
 from django.contrib import admin, messages
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
-from django.urls import reverse
+from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from memory import clock
+from memory.admin import entity_page
 from memory.admin.base import action_apply
 from memory.admin.charts import strength_curve_svg
+from memory.admin.console import compiled_diff_view, recall_view
 from memory.admin.filters import NamespaceTreeFilter
 from memory.admin.paging import EstimatedCountPaginator
 from memory.admin.retain import MergeTargetForm
@@ -57,17 +59,52 @@ class EntityAdmin(admin.ModelAdmin[Entity]):
         ("Strength", {"fields": ("strength_now", "crosses_threshold_at", "strength_curve",
                                  "strength_consolidated")}),
         ("Decay parameters", {"fields": _DECAY}),
-        ("Relations", {"fields": ("relations_now",)}),
+        ("Compiled truth", {"fields": ("compiled_truth", "compiled_versions")}),
+        ("Facts and memories", {"fields": ("facts", "memories")}),
+        ("Relations", {"fields": ("neighbourhood", "relations_now")}),
     )
     readonly_fields = ("key", "namespace", "display_name", "aliases", "memory_type", "referent",
                        "status", "merged_into", "strength_now", "crosses_threshold_at",
-                       "strength_curve", "strength_consolidated", *_DECAY, "relations_now")
+                       "strength_curve", "strength_consolidated", *_DECAY, "relations_now",
+                       "compiled_truth", "compiled_versions", "facts", "memories",
+                       "neighbourhood")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Entity]:
         return entity_with_strength(now=clock.now(), queryset=super().get_queryset(request))
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    def get_urls(self) -> list[URLPattern]:
+        wrap = self.admin_site.admin_view
+        return [
+            path("recall/", wrap(lambda request: recall_view(self, request)),
+                 name="memory_entity_recall"),
+            path("<path:object_id>/compiled-diff/",
+                 wrap(lambda request, object_id: compiled_diff_view(self, request, object_id)),
+                 name="memory_entity_compiled_diff"),
+            *super().get_urls(),
+        ]
+
+    @admin.display(description="current compiled truth")
+    def compiled_truth(self, obj: Entity) -> SafeString:
+        return entity_page.compiled_truth_html(obj)
+
+    @admin.display(description="versions")
+    def compiled_versions(self, obj: Entity) -> SafeString:
+        return entity_page.compiled_versions_html(obj)
+
+    @admin.display(description="facts (with their raw events)")
+    def facts(self, obj: Entity) -> SafeString:
+        return entity_page.facts_html(obj)
+
+    @admin.display(description="memories that mention it (with their raw events)")
+    def memories(self, obj: Entity) -> SafeString:
+        return entity_page.memories_html(obj)
+
+    @admin.display(description="neighbourhood (weight now)")
+    def neighbourhood(self, obj: Entity) -> SafeString:
+        return entity_page.neighbourhood_html(obj)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
