@@ -516,13 +516,16 @@ class MemoriesSection:
     # found nowhere it is created in the first.
     unknown_kinds: tuple[str, ...] = ("person", "organization", "place", "project", "tool")
     embed_batch_size: int = 32
+    # At most this many per embedding pass (a pass that reaches it queues the next), so a
+    # rebuild or `cortex retain` never waits hours for the slow embedder.
+    embed_per_pass: int = 2000
     max_text_chars: int = 20000
 
     def check(self, where: str) -> None:
         for name in self.unknown_kinds:
             if name not in self.kinds:
                 _fail(f"{where}.unknown_kinds", f"unknown kind {name!r}")
-        for name in ("embed_batch_size", "max_text_chars"):
+        for name in ("embed_batch_size", "embed_per_pass", "max_text_chars"):
             if getattr(self, name) < 1:
                 _fail(f"{where}.{name}", f"must be >= 1, got {getattr(self, name)}")
 

@@ -159,5 +159,6 @@ def embedding_passes_run(*, config: DecayConfig | None = None) -> PassReport:
     with retain_lock():
         report = entity_dedup_pending(config=config)
     report.embedded = embedded
-    report.memories_embedded = memory_embed_pending(config=config)
+    report.memories_embedded = memory_embed_pending(config=config,
+                                                    limit=config.memories.embed_per_pass)
     return report

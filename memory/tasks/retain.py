@@ -8,6 +8,7 @@ from __future__ import annotations
 from celery import Task, shared_task
 from django.db import InterfaceError, OperationalError
 
+from memory.config import config_get
 from memory.queueing import task_send
 from memory.services.embeddings import embedding_passes_run
 from memory.services.locks import RetainBusy
@@ -41,6 +42,8 @@ def retain_embed_task(self: Task) -> dict[str, int]:
         report = embedding_passes_run()
     except RetainBusy as exc:
         raise self.retry(exc=exc, countdown=10) from exc
+    if report.memories_embedded >= config_get().memories.embed_per_pass:
+        task_send("memory.retain_embed")  # more memories wait for their vectors
     return {"embedded": report.embedded, "checked": report.checked, "merged": report.merged,
             "memories_embedded": report.memories_embedded}
 
