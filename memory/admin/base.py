@@ -4,12 +4,25 @@ the services (a memory.errors.DomainError) as a message instead of an error page
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib import admin, messages
 from django.http import HttpRequest
 
 from memory.errors import DomainError
+
+T = TypeVar("T")
+
+
+def refusal_shown(model_admin: admin.ModelAdmin[Any], request: HttpRequest,
+                  call: Callable[[], T],
+                  *, level: int = messages.WARNING) -> T | None:
+    """`call()`; a DomainError it raises is shown as a message (at `level`) and gives None."""
+    try:
+        return call()
+    except DomainError as error:
+        model_admin.message_user(request, error.describe(), level)
+        return None
 
 
 def action_apply(model_admin: admin.ModelAdmin[Any], request: HttpRequest, items: Iterable[Any],

@@ -31,28 +31,29 @@ def _broker_ok() -> bool:
         return False
 
 
+HealthSerializer = inline_serializer(
+    "Health",
+    {
+        "status": serializers.CharField(),
+        "database": serializers.BooleanField(),
+        "broker": serializers.BooleanField(),
+        "last_consolidation": inline_serializer(
+            "LastSleepCycle",
+            {"id": serializers.IntegerField(), "status": serializers.CharField(),
+             "as_of": serializers.DateTimeField(),
+             "finished_at": serializers.DateTimeField(allow_null=True)},
+            allow_null=True,
+        ),
+    },
+)
+
+
 class HealthView(APIView):
     authentication_classes: list[Any] = []
     permission_classes = [AllowAny]
     throttle_classes: list[Any] = []
 
-    @extend_schema(
-        responses=inline_serializer(
-            "Health",
-            {
-                "status": serializers.CharField(),
-                "database": serializers.BooleanField(),
-                "broker": serializers.BooleanField(),
-                "last_consolidation": inline_serializer(
-                    "LastSleepCycle",
-                    {"id": serializers.IntegerField(), "status": serializers.CharField(),
-                     "as_of": serializers.DateTimeField(),
-                     "finished_at": serializers.DateTimeField(allow_null=True)},
-                    allow_null=True,
-                ),
-            },
-        )
-    )
+    @extend_schema(responses={200: HealthSerializer, 503: HealthSerializer})  # 503: no database
     def get(self, request: Request) -> Response:
         database, broker = _database_ok(), _broker_ok()
         body = {"status": "ok" if database and broker else "degraded",
