@@ -40,5 +40,7 @@ def test_demo_runs_every_layer_and_a_second_run_adds_nothing(tmp_path: Path) -> 
 def test_demo_command_prints_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     call_command("demo", out=tmp_path / "demo")
     output = capsys.readouterr().out
-    for heading in ("counts per layer", "Strongest entities", "Routes", "Open conflicts"):
+    for heading in ("counts per layer", "Strongest entities", "Routes", "Open conflicts",
+                    "Recall:", "Context for billing-api"):
         assert heading in output
+    assert "<cortex-context" in output and "</cortex-context>" in output

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from insight.demo.finishers import DemoContext, DemoSection, demo_finishers_run
 from insight.demo.ingest import DemoIngest, demo_corpus_ingest
+from insight.demo.readback import demo_context, demo_recall
 from insight.producers.base import Progress
 from insight.services.analysis import AnalysisTotals, analysis_drain
 from memory import clock
@@ -41,4 +42,5 @@ def demo_run(*, out: Path, seed: int = 7, progress: Progress | None = None) -> D
     context = DemoContext(out=out, repo=ingest.corpus.repo, as_of=as_of)
     return DemoReport(ingest=ingest, analysis=analysis, retain=retain, sleep_cycle=run,
                       graph=graph_summary(limit=10, now=as_of), as_of=as_of,
-                      sections=demo_finishers_run(context))
+                      sections=[demo_recall(context), demo_context(context),
+                                *demo_finishers_run(context)])

@@ -153,14 +153,16 @@ def fulltext_compiled(*, query: str, scope: Scope, limit: int) -> list[Candidate
 
 
 def memory_entities(*, memory_ids: Sequence[int], scope: Scope) -> dict[int, list[int]]:
-    """Memory id -> the entities it mentions (that pass the filters)."""
+    """Memory id -> the entities it mentions (that pass the filters; a merged entity's
+    mention counts for the one it was merged into)."""
     if not memory_ids:
         return {}
     where, params = _entity_where(scope)
     mentioned: dict[int, list[int]] = {}
     for memory_id, entity_id in _rows(
-            f"""SELECT mm.memory_id, mm.entity_id FROM memory_memorymention mm
-                JOIN memory_entity e ON e.id = mm.entity_id
+            f"""SELECT mm.memory_id, e.id FROM memory_memorymention mm
+                JOIN memory_entity e0 ON e0.id = mm.entity_id
+                JOIN memory_entity e ON e.id = coalesce(e0.merged_into_id, e0.id)
                 WHERE mm.memory_id = ANY(%s) AND {where} ORDER BY mm.id""",
             [list(memory_ids), *params]):
         mentioned.setdefault(memory_id, []).append(entity_id)

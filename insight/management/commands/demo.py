@@ -12,6 +12,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from insight.demo.run import DemoReport, demo_run
 from insight.management.progress import RichProgress
@@ -19,14 +20,15 @@ from insight.management.progress import RichProgress
 
 def _table(title: str, columns: list[str], rows: Sequence[Sequence[Any]],
            caption: str = "") -> Table:
-    table = Table(title=title, title_justify="left", caption=caption or None,
-                  caption_justify="left")
+    # Text, not str: what came from the corpus is printed as it is, never read as markup.
+    table = Table(title=title, title_justify="left",
+                  caption=Text(caption) if caption else None, caption_justify="left")
     for i, column in enumerate(columns):
         table.add_column(column, justify="left" if i == 0 else "right")
     if not rows:
         table.add_row("(none)", *[""] * (len(columns) - 1))
     for row in rows:
-        table.add_row(*(f"{v:.3f}" if isinstance(v, float) else str(v) for v in row))
+        table.add_row(*(Text(f"{v:.3f}" if isinstance(v, float) else str(v)) for v in row))
     return table
 
 
