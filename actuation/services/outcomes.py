@@ -11,8 +11,8 @@ from django.db import transaction
 
 from actuation.models import Outcome, Proposal, ProposalState
 from actuation.selectors.outcomes import recurrence_sessions, repository_sessions
+from actuation.services.decisions import outcome_feedback
 from memory.config import DecayConfig
-from memory.services.entities import entity_feedback
 
 
 def _judge(proposal: Proposal, config: DecayConfig) -> str:
@@ -34,8 +34,8 @@ def outcome_update(*, proposal: Proposal, now: datetime, config: DecayConfig) ->
     judged = False
     if not proposal.outcome and (outcome := _judge(proposal, config)):
         proposal.outcome, proposal.outcome_at, judged = outcome, now, True
-        for entity_id in proposal.entities.values_list("id", flat=True):
-            entity_feedback(entity_id=entity_id, outcome=outcome, now=now, config=config)
+        for key in proposal.entities.values_list("key", flat=True):
+            outcome_feedback(entity_key=key, outcome=outcome, now=now)
     proposal.save(update_fields=["sessions_since", "recurrences_since", "outcome",
                                  "outcome_at"])
     return judged

@@ -4,6 +4,7 @@ index are untouched on success and on failure."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from unittest import mock
 
 import pytest
@@ -95,3 +96,28 @@ def test_the_task_applies(target: TargetRepository, repo: Repo) -> None:
     proposal_id = _approved(target)
     result = proposal_apply_task.apply(kwargs={"proposal_id": proposal_id}).get()
     assert result == {"proposal": proposal_id, "state": "applied"}
+
+
+@pytest.mark.django_db
+def test_a_pull_request_is_opened_with_gh_when_it_is_configured(
+        target: TargetRepository, repo: Repo, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stand-in `gh` on the PATH: `auth status` succeeds, `pr create` records its arguments
+    and body and prints the pull request's URL."""
+    bin_dir, calls = tmp_path / "bin", tmp_path / "gh-calls.txt"
+    bin_dir.mkdir()
+    gh = bin_dir / "gh"
+    gh.write_text(f'#!/bin/sh\necho "$@" >> {calls}\nif [ "$1" = pr ]; then cat >> {calls}; '
+                  'echo https://example.invalid/shop/pull/7; fi\n')
+    gh.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/local/bin:/usr/bin:/bin")
+    TargetRepository.objects.filter(pk=target.pk).update(pr_mode="gh")
+    proposal_id = _approved(target)
+
+    proposal = proposal_apply(proposal_id=proposal_id)
+
+    assert proposal.state == "applied" and proposal.pr_url == "https://example.invalid/shop/pull/7"
+    recorded = calls.read_text()
+    assert f"pr create --base main --head {proposal.branch}" in recorded
+    assert "## Why" in recorded and "## How to reject" in recorded
+    assert "has not been read yet" in recorded  # the evidence, quoted

@@ -17,7 +17,7 @@ from actuation.services.detection import detection_run
 from actuation.services.proposals import proposal_approve
 from actuation.services.sweep import approved_unapplied
 from memory.config import config_get
-from memory.models import Entity
+from memory.models import Entity, MemoryEvent
 from tests.actuation import graphs
 from tests.actuation.helpers import NOW, detected, operator
 
@@ -56,6 +56,8 @@ def test_the_pattern_going_on_turns_the_outcome_negative(target: TargetRepositor
     assert proposal.outcome == "negative"
     fed = Entity.objects.get(pk=rc.pk)
     assert (fed.pos, fed.neg) == (rc.pos, rc.neg + 1)
+    event = MemoryEvent.objects.get(source="cortex:actuation", type="decision")
+    assert event.payload["entity"] == rc.key and event.payload["outcome"] == "negative"
     detection_run(now=later + timedelta(days=3))  # judged once: no second feedback
     assert Entity.objects.get(pk=rc.pk).neg == rc.neg + 1
 
