@@ -33,6 +33,7 @@ from insight.analyzers.rule_context import (
     corrective_prompts,
     is_corrective,
     rejections,
+    said_with_interrupt,
 )
 from insight.analyzers.sentiment import sentiment_of
 from insight.analyzers.text import excerpt, reading_order, sentences
@@ -236,15 +237,18 @@ def analyze(events: Sequence[Event]) -> list[ObservationDraft]:
     after_refusal = corrective_prompts(events)
     calls: dict[str, Any] = dict(tool_calls(events))
     for event in observed(events):
-        if event.get("subtype") == "user.tool_result":
+        subtype = event.get("subtype")
+        if subtype == "user.tool_result":
             drafts.extend(_from_rejections(event, calls))
-            continue
-        if not is_operator_prompt(event):
-            continue
-        corrective = is_corrective(event, after_refusal)
-        claims, language = claims_and_language(message_text(event), corrective=corrective)
-        source = "correction" if corrective else "prompt"
-        drafts.extend(_observe(event, claim, language, source=source) for claim in claims)
+        elif subtype == "user.interrupt" and (said := said_with_interrupt(event)):
+            claims, language = claims_and_language(said, corrective=True)
+            drafts.extend(_observe(event, claim, language, source="correction")
+                          for claim in claims)
+        elif is_operator_prompt(event):
+            corrective = is_corrective(event, after_refusal)
+            claims, language = claims_and_language(message_text(event), corrective=corrective)
+            source = "correction" if corrective else "prompt"
+            drafts.extend(_observe(event, claim, language, source=source) for claim in claims)
     return drafts
 
 

@@ -3,14 +3,15 @@
 - the reason given for a rejected tool use ("The user doesn't want to proceed with this
   tool use... the following reason for the rejection: use pnpm"): a rule that replaces the
   refused call (`npm install` -> "use pnpm" instead of npm);
-- the prompt that follows an interrupt or a rejection, or that starts by correcting the
-  agent ("no, use httpx"): there a bare "use X" is a rule too.
+- the prompt that follows an interrupt or a rejection (or shares the interrupt's line), or
+  that starts by correcting the agent ("no, use httpx"): there a bare "use X" is a rule too.
 
 And where a rule holds: in the project it was said in, unless it says otherwise ("in all
 projects", "partout")."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,8 +20,17 @@ from insight.analyzers.base import Event
 from insight.analyzers.claude_messages import INTERRUPT, REJECTED, REJECTION_REASON
 from insight.analyzers.commands import segments
 from insight.analyzers.corrections import correction_kind
-from insight.analyzers.events import block_text, blocks, correlation, message_text, tool_input
+from insight.analyzers.events import (
+    block_text,
+    blocks,
+    correlation,
+    is_sidechain,
+    message_text,
+    tool_input,
+)
 from insight.lexicons import Lexicon
+
+_INTERRUPT_MARK = re.compile(r"^\s*\[Request interrupted by user[^\]]*\]")
 
 
 @dataclass(frozen=True)
@@ -42,6 +52,14 @@ def corrective_prompts(events: Sequence[Event]) -> set[str]:
     refusals = {str(e.get("source_id")) for e in events if _refuses(e)}
     return {str(e["id"]) for e in events
             if e.get("subtype") == "user.prompt" and correlation(e)["parent"] in refusals}
+
+
+def said_with_interrupt(event: Event) -> str:
+    """What the operator typed in the same line as an interrupt ("[Request interrupted by
+    user]" then "no, use pnpm"), in a main session."""
+    if is_sidechain(event):
+        return ""
+    return _INTERRUPT_MARK.sub("", message_text(event), count=1).strip()
 
 
 def is_corrective(event: Event, after_refusal: set[str]) -> bool:

@@ -86,6 +86,13 @@ def test_an_interrupt_followed_by_an_instruction_is_a_rule(
     assert {d.event_ids for d in drafts} == {(said["id"],)}
 
 
+def test_an_instruction_in_the_interrupts_own_line_is_a_rule() -> None:
+    stop = interrupt()
+    stop["payload"]["message"]["content"].append({"type": "text", "text": "non, utilise uv"})
+    assert _claims([stop]) == [("use uv", "positive")]
+    assert analyze([interrupt()]) == []
+
+
 def test_a_bare_use_outside_a_correction_is_a_task_not_a_rule() -> None:
     assert analyze([prompt("use httpx")]) == []
     assert analyze([prompt("Use the Explore task to give me an overview")]) == []
