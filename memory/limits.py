@@ -18,6 +18,14 @@ IDEMPOTENCY_KEY_CHARS = 255
 SOURCE_CHARS = 200  # an agent's source, an observation's source
 ULID_CHARS = 26
 NAMESPACE_CHARS = 255
+ENTITY_KEY_CHARS = 460  # namespace:slug
+
+# The read endpoints (recall, context, entities).
+RECALL_QUERY_CHARS = 2000
+CONTEXT_QUERY_CHARS = 20_000
+FILTER_CHARS = 300  # a project or actor filter
+ENTITY_PAGE = 100
+ENTITY_PAGE_MAX = 500
 
 # Observations (memory.services.observations).
 OBSERVATION_BATCH = 5000

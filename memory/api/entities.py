@@ -13,6 +13,13 @@ from rest_framework.views import APIView
 
 from memory.api.permissions import IsOperator, request_agent, scope_required
 from memory.api.schema import error_responses
+from memory.limits import (
+    ENTITY_KEY_CHARS,
+    ENTITY_PAGE,
+    ENTITY_PAGE_MAX,
+    FILTER_CHARS,
+    NAMESPACE_CHARS,
+)
 from memory.models import EntityStatus, MemoryType, Referent
 from memory.selectors.entity_views import entity_detail, entity_page, entity_summary
 from memory.selectors.recall import RecallFilters
@@ -28,14 +35,14 @@ def request_decider(request: Request) -> str:
 
 
 class EntityListQuerySerializer(serializers.Serializer[Any]):
-    namespace = serializers.CharField(max_length=255, required=False, default="")
+    namespace = serializers.CharField(max_length=NAMESPACE_CHARS, required=False, default="")
     memory_type = serializers.ChoiceField(choices=MemoryType.choices, required=False)
     referent = serializers.ChoiceField(choices=Referent.choices, required=False)
-    project = serializers.CharField(max_length=300, required=False, default="")
+    project = serializers.CharField(max_length=FILTER_CHARS, required=False, default="")
     status = serializers.ChoiceField(choices=[*EntityStatus.values, "all"],
                                      default=EntityStatus.ACTIVE)
-    cursor = serializers.CharField(max_length=460, required=False)
-    limit = serializers.IntegerField(min_value=1, max_value=500, default=100)
+    cursor = serializers.CharField(max_length=ENTITY_KEY_CHARS, required=False)
+    limit = serializers.IntegerField(min_value=1, max_value=ENTITY_PAGE_MAX, default=ENTITY_PAGE)
 
 
 class EntitySummarySerializer(serializers.Serializer[Any]):

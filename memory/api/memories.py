@@ -18,6 +18,13 @@ from memory.api.parsers import OrjsonParser, OrjsonRenderer
 from memory.api.permissions import request_agent, scope_required
 from memory.api.schema import error_responses
 from memory.errors import Invalid
+from memory.limits import (
+    EVENT_BATCH,
+    EVENT_PAGE,
+    EVENT_PAGE_MAX,
+    EVENT_SOURCE_ID_CHARS,
+    EVENT_TEXT_CHARS,
+)
 from memory.selectors.memories import MemoryFilters, memory_list
 from memory.services.memories import memories_remember
 
@@ -25,17 +32,19 @@ from memory.services.memories import memories_remember
 class MemoryInSerializer(serializers.Serializer[Any]):
     text = serializers.CharField(help_text="The memory, kept whole; sanitized like every event.")
     occurred_at = serializers.DateTimeField(required=False, help_text="Default: now.")
-    project = serializers.CharField(required=False, allow_blank=True, max_length=255)
-    actor = serializers.CharField(required=False, allow_blank=True, max_length=255,
+    project = serializers.CharField(required=False, allow_blank=True,
+                                    max_length=EVENT_TEXT_CHARS)
+    actor = serializers.CharField(required=False, allow_blank=True, max_length=EVENT_TEXT_CHARS,
                                   help_text="Default: the agent's name.")
     source_id = serializers.CharField(
-        required=False, max_length=512,
+        required=False, max_length=EVENT_SOURCE_ID_CHARS,
         help_text="Stored once per (source, source_id); default: a hash of the content.")
     metadata = serializers.DictField(required=False)
 
 
 class MemoryBatchInSerializer(serializers.Serializer[Any]):
-    memories = MemoryInSerializer(many=True, help_text="Up to 1,000, stored all or none.")
+    memories = MemoryInSerializer(many=True,
+                                  help_text=f"Up to {EVENT_BATCH:,}, stored all or none.")
 
 
 class MemoryAppendOutSerializer(serializers.Serializer[Any]):
@@ -49,7 +58,8 @@ class MemoryQuerySerializer(serializers.Serializer[Any]):
                                        help_text="false: only those not embedded yet.")
     cursor = serializers.IntegerField(required=False, min_value=0,
                                       help_text="next_cursor of the previous page.")
-    limit = serializers.IntegerField(required=False, default=100, min_value=1, max_value=1000)
+    limit = serializers.IntegerField(required=False, default=EVENT_PAGE, min_value=1,
+                                     max_value=EVENT_PAGE_MAX)
 
 
 class MemoryOutSerializer(serializers.Serializer[Any]):

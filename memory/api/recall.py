@@ -12,20 +12,22 @@ from rest_framework.views import APIView
 
 from memory.api.permissions import scope_required
 from memory.api.schema import error_responses
+from memory.limits import FILTER_CHARS, NAMESPACE_CHARS, RECALL_QUERY_CHARS
 from memory.models import MemoryType, Referent
 from memory.selectors.recall import RecallFilters
 from memory.services.recall import recall_run
 
 
 class RecallQuerySerializer(serializers.Serializer[Any]):
-    q = serializers.CharField(max_length=2000, help_text="What to recall, in any words.")
+    q = serializers.CharField(max_length=RECALL_QUERY_CHARS,
+                              help_text="What to recall, in any words.")
     unit = serializers.ChoiceField(choices=["entity", "memory"], default="entity")
-    namespace = serializers.CharField(max_length=255, required=False, default="",
+    namespace = serializers.CharField(max_length=NAMESPACE_CHARS, required=False, default="",
                                       help_text="A namespace prefix, e.g. world:person.")
     memory_type = serializers.ChoiceField(choices=MemoryType.choices, required=False)
     referent = serializers.ChoiceField(choices=Referent.choices, required=False)
-    project = serializers.CharField(max_length=300, required=False, default="")
-    actor = serializers.CharField(max_length=300, required=False, default="")
+    project = serializers.CharField(max_length=FILTER_CHARS, required=False, default="")
+    actor = serializers.CharField(max_length=FILTER_CHARS, required=False, default="")
     limit = serializers.IntegerField(min_value=1, max_value=100, required=False)
     as_of = serializers.DateTimeField(required=False,
                                       help_text="Evaluate strengths and weights at this time.")

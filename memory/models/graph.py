@@ -19,6 +19,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
 from memory import clock
+from memory.limits import ENTITY_KEY_CHARS
 from memory.models.taxonomy import MemoryType, Namespace, Referent, Valence
 
 
@@ -39,7 +40,7 @@ class Entity(models.Model):
         Namespace, on_delete=models.PROTECT, related_name="entities", db_index=False
     )
     slug = models.CharField(max_length=200)
-    key = models.CharField(max_length=460, help_text="namespace:slug")
+    key = models.CharField(max_length=ENTITY_KEY_CHARS, help_text="namespace:slug")
     display_name = models.CharField(max_length=300, blank=True)
     aliases = ArrayField(models.CharField(max_length=300), default=list, blank=True)
     memory_type = models.CharField(max_length=12, choices=MemoryType.choices)
