@@ -10,6 +10,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html_join
 
+from memory.limits import SOURCE_CHARS
 from memory.models.agents import Agent, Scope
 from memory.selectors.agents import agent_list
 from memory.services.agents import agent_create, agent_revoke, agent_token_issue
@@ -19,7 +20,8 @@ class AgentForm(forms.ModelForm[Agent]):
     scopes = forms.MultipleChoiceField(
         choices=Scope.choices, widget=forms.CheckboxSelectMultiple, required=False
     )
-    source = forms.CharField(max_length=200, required=False, help_text="Default: api:<name>.")
+    source = forms.CharField(max_length=SOURCE_CHARS, required=False,
+                             help_text="Default: api:<name>.")
 
     class Meta:
         model = Agent

@@ -7,6 +7,8 @@ from django.contrib.postgres.fields import ArrayField
 from django.core.validators import RegexValidator
 from django.db import models
 
+from memory.limits import SOURCE_CHARS
+
 
 class Scope(models.TextChoices):
     EVENTS_WRITE = "events:write"
@@ -32,7 +34,8 @@ class Agent(models.Model):
     name = models.CharField(
         max_length=63, unique=True, validators=[RegexValidator(AGENT_NAME_PATTERN)]
     )
-    source = models.CharField(max_length=200, help_text="Events it posts are stored under it.")
+    source = models.CharField(max_length=SOURCE_CHARS,
+                              help_text="Events it posts are stored under it.")
     scopes = ArrayField(models.CharField(max_length=32, choices=Scope.choices), default=list)
     rate_limit = models.CharField(
         max_length=32,
