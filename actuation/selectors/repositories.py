@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
+from actuation import gitops
 from actuation.models import TargetRepository
 
 
@@ -38,3 +39,12 @@ def repository_match(*, repositories: Sequence[TargetRepository], project: str,
 def repository_projects(*, repository: TargetRepository) -> list[str]:
     """The project names events of this repository carry."""
     return sorted({repository.name, PurePosixPath(_normal(repository.path)).name})
+
+
+def repository_problem(*, path: str, branch: str, timeout: float) -> str | None:
+    """Why `path` cannot be a target repository with base `branch` (None: it can)."""
+    try:
+        gitops.tip(Path(path).expanduser(), ref=branch, timeout=timeout)
+    except (gitops.GitFailed, OSError):
+        return f"{path} is not a git repository with a branch {branch!r}"
+    return None

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from django.db import transaction
 
-from actuation import gitops
 from actuation.models import PullRequestMode, TargetRepository
+from actuation.selectors.repositories import repository_problem
 from memory.config import config_get
 from memory.errors import Invalid
 
@@ -23,11 +23,8 @@ def repository_add(*, name: str, path: str, remote: str = "origin", branch: str 
         raise Invalid("A repository needs a name.", fields={"name": "required"})
     if pr_mode not in PullRequestMode.values:
         raise Invalid("Unknown pull request mode.", fields={"pr_mode": pr_mode})
-    try:
-        gitops.tip(where, ref=branch, timeout=timeout)
-    except (gitops.GitFailed, OSError) as exc:
-        raise Invalid(f"{where} has no branch {branch!r}.",
-                      fields={"path": "not a git repository with that branch"}) from exc
+    if problem := repository_problem(path=str(where), branch=branch, timeout=timeout):
+        raise Invalid(problem, fields={"path": "not a git repository with that branch"})
     repository, _ = TargetRepository.objects.update_or_create(
         name=name.strip(), defaults={"path": str(where), "remote": remote,
                                      "default_branch": branch, "pr_mode": pr_mode,

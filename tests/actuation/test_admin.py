@@ -15,6 +15,7 @@ from actuation.models import Proposal, TargetRepository
 from actuation.services import proposals as proposal_services
 from memory.models import MemoryEvent
 from tests.actuation.helpers import detected, operator
+from tests.actuation.repos import Repo
 
 
 @pytest.fixture(autouse=True)
@@ -116,3 +117,15 @@ def test_a_user_who_is_not_staff_sees_nothing(target: TargetRepository) -> None:
     assert client.post(url).status_code == 302  # to the login page
     proposal.refresh_from_db()
     assert proposal.state == "proposed"
+
+
+@pytest.mark.django_db
+def test_the_operator_registers_a_repository(repo: Repo) -> None:
+    client = _client()
+    url = reverse("admin:actuation_targetrepository_add")
+    form = {"name": "shop", "path": str(repo.clone), "default_branch": "main",
+            "remote": "origin", "pr_mode": "branch", "memory_file": "", "active": "on"}
+    bad = client.post(url, {**form, "default_branch": "nope"})
+    assert bad.status_code == 200 and not TargetRepository.objects.exists()
+    assert client.post(url, form).status_code == 302
+    assert TargetRepository.objects.get().path == str(repo.clone)

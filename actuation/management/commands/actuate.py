@@ -10,8 +10,6 @@ from argparse import ArgumentParser
 from datetime import datetime
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
-
 from actuation.models import Proposal, PullRequestMode
 from actuation.selectors.operators import operator_default
 from actuation.selectors.proposals import (
@@ -24,10 +22,10 @@ from actuation.services.applying import proposal_apply
 from actuation.services.detection import detection_run
 from actuation.services.proposals import proposal_approve, proposal_reject
 from actuation.services.repositories import repository_add
-from memory.errors import DomainError
+from memory.management.base import DomainCommand
 
 
-class Command(BaseCommand):
+class Command(DomainCommand):
     help = "Layer 4: target repositories, detection, and the approval queue."
 
     def add_arguments(self, parser: ArgumentParser) -> None:
@@ -63,10 +61,7 @@ class Command(BaseCommand):
         reject.add_argument("--by", default=None)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        try:
-            getattr(self, f"_{options['action']}")(options)
-        except DomainError as error:
-            raise CommandError(error.message) from error
+        getattr(self, f"_{options['action']}")(options)
 
     def _json(self, data: Any) -> None:
         self.stdout.write(json.dumps(data, indent=2, default=str))
