@@ -13,17 +13,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
-from memory.errors import DomainError
+from memory.management.base import DomainCommand
 from memory.selectors.graph import graph_digest, graph_summary
 from memory.services.compiled_files import compiled_file_path
 from memory.services.compiled_truth import compiled_truth_rebuild, compiled_truth_rebuild_all
-from memory.services.locks import RetainBusy
 from memory.services.rebuild import graph_rebuild
 
 
-class Command(BaseCommand):
+class Command(DomainCommand):
     help = "Rebuild derived state from the raw event log."
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -45,10 +44,7 @@ class Command(BaseCommand):
             return
         if not options["yes"] and not self._confirmed():
             raise CommandError("cancelled")
-        try:
-            report = graph_rebuild()
-        except RetainBusy as exc:
-            raise CommandError(str(exc)) from None
+        report = graph_rebuild()
         produced = ", ".join(f"{k} {v}" for k, v in report.produced.items()) or "none"
         self.stdout.write(f"cleared: {report.observations_deleted} derived observation(s); "
                           f"{report.observations_kept} posted directly kept")
@@ -70,18 +66,13 @@ class Command(BaseCommand):
     def _compiled(self, *, key: str | None, every: bool) -> None:
         if every == bool(key):
             raise CommandError("give an entity's KEY or --all (not both)")
-        try:
-            if key:
-                version = compiled_truth_rebuild(key=key)
-            else:
-                report = compiled_truth_rebuild_all()
-        except DomainError as exc:
-            raise CommandError(exc.message) from None
         if key:
+            version = compiled_truth_rebuild(key=key)
             entity = version.entity
             path = compiled_file_path(namespace=entity.namespace.path, slug=entity.slug)
             self.stdout.write(f"{entity.key}: version {version.version} -> {path}")
             return
+        report = compiled_truth_rebuild_all()
         self.stdout.write(f"compiled {report.written} of {report.evaluated} entities; "
                           f"{report.files} file(s) written")
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 import getpass
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandParser
 
-from memory.errors import DomainError
+from memory.management.base import DomainCommand
 from memory.services.memories import memories_remember
 
 
-class Command(BaseCommand):
+class Command(DomainCommand):
     help = "Remember a free-text memory (as the local operator)."
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -30,11 +30,7 @@ class Command(BaseCommand):
         for name in ("occurred_at", "source_id"):
             if options[name] is not None:
                 memory[name] = options[name]
-        try:
-            result = memories_remember(source=f"operator:{username}", memories=[memory],
-                                       batch=False, default_actor=username)[0]
-        except DomainError as error:
-            detail = "; ".join(f"{k}: {v}" for k, v in error.fields.items())
-            raise CommandError(f"{error.message} {detail}".strip()) from None
+        result = memories_remember(source=f"operator:{username}", memories=[memory],
+                                   batch=False, default_actor=username)[0]
         state = "remembered" if result.created else "already remembered"
         self.stdout.write(f"{state}: event {result.id} ({result.source_id})")
