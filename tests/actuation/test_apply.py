@@ -4,14 +4,16 @@ index are untouched on success and on failure."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from unittest import mock
 
 import pytest
 
-from actuation.models import TargetRepository
+from actuation.models import Proposal, TargetRepository
 from actuation.services import proposals as proposal_services
 from actuation.services.applying import proposal_apply
+from actuation.services.detection import detection_run
 from actuation.services.proposals import proposal_approve
 from actuation.tasks import proposal_apply_task
 from tests.actuation.helpers import NOW, detected, operator
@@ -81,6 +83,11 @@ def test_a_stale_proposal_fails_cleanly(target: TargetRepository, repo: Repo) ->
     assert run_git(repo.remote, "branch", "--list", "cortex/*") == ""
     assert snapshot(repo) == before
     assert run_git(repo.clone, "worktree", "list").count("\n") == 1
+    # A newer detection proposes the same change again, against the file as it is now.
+    report = detection_run(now=NOW + timedelta(hours=1))
+    (again,) = Proposal.objects.filter(pk__in=report.proposals)
+    assert again.state == "proposed" and "-Nothing in common." not in again.diff
+    assert again.content_hash == proposal.content_hash
 
 
 @pytest.mark.django_db
