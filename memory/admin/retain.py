@@ -104,6 +104,9 @@ class DarkMatterAdmin(ReadOnlyAdmin):
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return obj is None  # the list and its actions; an item itself is read-only
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ReviewItem]:
+        return super().get_queryset(request).prefetch_related("entities")
+
     @admin.display(description="observation")
     def observation_link(self, item: ReviewItem) -> SafeString:
         return _link(item.observation)

@@ -19,6 +19,8 @@ from memory.services.sleep_cycle import sleep_cycle_enqueue
 class SleepCycleRunAdmin(ReadOnlyAdmin):
     list_display = ("id", "as_of", "status", "trigger", "started_at", "duration_ms", "summary")
     list_filter = ("status", "trigger")
+    paginator = EstimatedCountPaginator
+    show_full_result_count = False
     fields = ("as_of", "status", "trigger", "started_at", "finished_at", "duration_ms",
               "worker", "config_digest", "error", "step_table", "transitions")
     readonly_fields = fields
