@@ -4,10 +4,9 @@ one on the proposal's page or in bulk from the list. Rows change only through se
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from typing import Any
 
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -22,21 +21,7 @@ from actuation.admin.rendering import diff_html, evidence_html
 from actuation.models import DiffType, Proposal
 from actuation.selectors.proposals import proposal_outcome_line
 from actuation.services.proposals import proposal_approve, proposal_reject
-from memory.errors import DomainError
-
-
-def _decide(model_admin: admin.ModelAdmin[Proposal], request: HttpRequest,
-            items: Iterable[Proposal],
-            call: Callable[[Proposal], Any], done: str) -> None:
-    count = 0
-    for item in items:
-        try:
-            call(item)
-            count += 1
-        except DomainError as error:
-            model_admin.message_user(request, f"#{item.pk}: {error.message}", messages.WARNING)
-    if count:
-        model_admin.message_user(request, f"{done}: {count}.", messages.SUCCESS)
+from memory.admin.base import action_apply
 
 
 @admin.register(Proposal)
@@ -85,9 +70,9 @@ class ProposalAdmin(admin.ModelAdmin[Proposal]):
 
     @admin.action(description="Approve the selected proposals")
     def approve_selected(self, request: HttpRequest, queryset: QuerySet[Proposal]) -> None:
-        _decide(self, request, queryset,
-                lambda p: proposal_approve(proposal_id=p.pk, by=request.user.get_username()),
-                "Approved")
+        action_apply(self, request, queryset,
+                     lambda p: proposal_approve(proposal_id=p.pk, by=request.user.get_username()),
+                     "Approved")
 
     @admin.action(description="Reject the selected proposals (with a reason)")
     def reject_selected(self, request: HttpRequest,
@@ -99,9 +84,9 @@ class ProposalAdmin(admin.ModelAdmin[Proposal]):
                        "action": "reject_selected",
                        "action_checkbox_name": ACTION_CHECKBOX_NAME}
             return TemplateResponse(request, "admin/actuation/proposal/reject.html", context)
-        _decide(self, request, queryset,
-                lambda p: proposal_reject(proposal_id=p.pk, by=request.user.get_username(),
-                                          reason=reason), "Rejected")
+        action_apply(self, request, queryset,
+                     lambda p: proposal_reject(proposal_id=p.pk, by=request.user.get_username(),
+                                               reason=reason), "Rejected")
         return None
 
     def get_urls(self) -> list[URLPattern]:
@@ -119,15 +104,15 @@ class ProposalAdmin(admin.ModelAdmin[Proposal]):
 
     def approve_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
         proposal = get_object_or_404(Proposal, pk=object_id)
-        _decide(self, request, [proposal],
-                lambda p: proposal_approve(proposal_id=p.pk, by=request.user.get_username()),
-                "Approved")
+        action_apply(self, request, [proposal],
+                     lambda p: proposal_approve(proposal_id=p.pk, by=request.user.get_username()),
+                     "Approved")
         return self._back(object_id)
 
     def reject_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
         proposal = get_object_or_404(Proposal, pk=object_id)
         reason = str(request.POST.get("reason") or "")
-        _decide(self, request, [proposal],
-                lambda p: proposal_reject(proposal_id=p.pk, by=request.user.get_username(),
-                                          reason=reason), "Rejected")
+        action_apply(self, request, [proposal],
+                     lambda p: proposal_reject(proposal_id=p.pk, by=request.user.get_username(),
+                                               reason=reason), "Rejected")
         return self._back(object_id)
