@@ -1,15 +1,13 @@
-"""When `cortex rebuild graph` clears the derived graph, proposals lose their links to the
-entity rows (the rows are made anew); their evidence keeps the entities' keys, and
-`proposal_entities_relink` ties them to the rebuilt rows by key."""
+"""When `cortex rebuild graph` clears the derived graph, it truncates the proposals' links
+to the entity rows with it (the rows are made anew); the proposals' evidence keeps the
+entities' keys, and `proposal_entities_relink` ties them to the rebuilt rows by key."""
 
 from __future__ import annotations
 
 from actuation.models import Proposal
 from memory.models import Entity
 
-
-def proposal_entities_unlink() -> None:
-    Proposal.entities.through.objects.all().delete()
+PROPOSAL_LINKS = Proposal.entities.through._meta.db_table
 
 
 def proposal_entities_relink() -> int:

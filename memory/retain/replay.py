@@ -41,3 +41,21 @@ def rebuild_clear_register(name: str, clear: Callable[[], None]) -> None:
 
 def rebuild_clearers() -> list[Callable[[], None]]:
     return [_clearers[name] for name in sorted(_clearers)]
+
+
+# Apps above memory whose tables reference the graph (actuation's proposal links) name them
+# here: they are truncated with it, and `after` ties them to the rebuilt graph.
+_derived: dict[str, tuple[tuple[str, ...], Callable[[], object] | None]] = {}
+
+
+def rebuild_derived_register(name: str, *, tables: tuple[str, ...],
+                             after: Callable[[], object] | None = None) -> None:
+    _derived[name] = (tables, after)
+
+
+def rebuild_derived_tables() -> list[str]:
+    return [table for name in sorted(_derived) for table in _derived[name][0]]
+
+
+def rebuild_derived_after() -> list[Callable[[], object]]:
+    return [after for name in sorted(_derived) if (after := _derived[name][1]) is not None]

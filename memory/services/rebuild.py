@@ -18,7 +18,12 @@ from django.db import connection, transaction
 
 from memory.config import DecayConfig, config_get
 from memory.models import Observation, ObservationStatus
-from memory.retain.replay import rebuild_clearers, replay_producers
+from memory.retain.replay import (
+    rebuild_clearers,
+    rebuild_derived_after,
+    rebuild_derived_tables,
+    replay_producers,
+)
 from memory.selectors.graph import graph_digest
 from memory.services.decision_replay import (
     DecisionReplayReport,
@@ -60,7 +65,8 @@ def graph_clear() -> tuple[int, int]:
         with connection.cursor() as cursor:
             # Deferred foreign-key checks still pending in this transaction block TRUNCATE.
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-            cursor.execute(f"TRUNCATE {', '.join(DERIVED_TABLES)}")
+            tables = [*rebuild_derived_tables(), *DERIVED_TABLES]
+            cursor.execute(f"TRUNCATE {', '.join(tables)}")
         deleted = 0
         for producer in replay_producers():
             deleted += Observation.objects.filter(source__startswith=producer.prefix).delete()[0]
@@ -80,5 +86,7 @@ def graph_rebuild(*, config: DecayConfig | None = None) -> RebuildReport:
     report.decisions = decision_replay_run(config=config)
     report.retain = report.decisions.retain
     retain_report_add(report.retain, retain_drain(config=config))
+    for after in rebuild_derived_after():
+        after()
     report.digest = graph_digest()
     return report
