@@ -8,8 +8,6 @@ from __future__ import annotations
 from collections import Counter
 from datetime import datetime
 
-from django.db.models import Q
-
 from actuation.detectors.base import Detector, Draft, Quote
 from actuation.formats.allowlist import (
     SETTINGS_PATH,
@@ -71,8 +69,7 @@ def _draft(graph: Graph, pattern: Pattern, denied: set[tuple[int, int]],
 
 def detect(graph: Graph, now: datetime, config: DecayConfig) -> list[Draft]:
     patterns = graph.patterns(namespace="agent:*:skill", category="permission_request",
-                              where=Q(observation__payload_typed__decision__in=[GRANTED,
-                                                                                *DENIED]),
+                              payload_in=("decision", (GRANTED, *DENIED)),
                               min_sessions=config.actuation.allowlist.min_sessions)
     denied = {(p.entity.id, p.repository.pk) for p in patterns
               if any(o.payload.get("decision") in DENIED for o in p.occurrences)}

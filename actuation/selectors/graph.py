@@ -11,7 +11,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from django.db.models import Count, Q
+from django.db import connection
+from django.db.models import Q
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
 
 from actuation import gitops
@@ -55,6 +56,21 @@ class Pattern:
     @property
     def sessions(self) -> set[str]:
         return {o.session for o in self.occurrences if o.session}
+
+
+# (a payload key, the values it may take): the observations a detector counts.
+PayloadIn = tuple[str, Sequence[str]]
+# Mentions of the entities by observations of a category in the window, by the project of
+# the first event each observation derives from: distinct sessions per (entity, project).
+_RECURRING = """
+SELECT m.entity_id, e.project, count(DISTINCT o.correlation_session)
+FROM memory_entitymention AS m
+JOIN memory_observation AS o ON o.id = m.observation_id
+JOIN memory_memoryevent AS e ON e.id = o.event_ids[1]
+WHERE m.entity_id = ANY(%s) AND o.category = %s AND o.timestamp >= %s AND o.timestamp <= %s
+  AND o.correlation_session <> '' {extra}
+GROUP BY m.entity_id, e.project
+"""
 
 
 def namespaces_like(pattern: str) -> list[int]:
@@ -115,34 +131,49 @@ class Graph:
                 yield Occurrence(observation=oid, entity=entity, session=session, at=at,
                                  payload=payload or {}, events=tuple(events or ()))
 
-    def recurring(self, *, entities: Sequence[Grounding], category: str, where: Q | None,
-                  min_sessions: int) -> list[Grounding]:
+    def recurring(self, *, entities: Sequence[Grounding], category: str,
+                  payload_in: PayloadIn | None, min_sessions: int) -> list[Grounding]:
         """The entities mentioned by observations of `category` in at least `min_sessions`
-        sessions of the window (any project: a necessary condition, counted in SQL)."""
+        sessions of one registered repository in the window, counted in SQL by project."""
         size = self.config.actuation.batch_size
-        kept: set[int] = set()
+        counts: dict[tuple[int, int], int] = defaultdict(int)
+        projects: dict[str, TargetRepository | None] = {}
         for start in range(0, len(entities), size):
-            rows = EntityMention.objects.filter(
-                entity_id__in=[e.id for e in entities[start:start + size]],
-                observation__category=category, observation__timestamp__gte=self.since,
-                observation__timestamp__lte=self.now).exclude(
-                observation__correlation_session="")
-            if where is not None:
-                rows = rows.filter(where)
-            kept.update(rows.values("entity_id").annotate(
-                n=Count("observation__correlation_session", distinct=True)).filter(
-                n__gte=min_sessions).values_list("entity_id", flat=True))
+            ids = [e.id for e in entities[start:start + size]]
+            params: list[Any] = [ids, category, self.since, self.now]
+            extra = ""
+            if payload_in is not None:
+                extra = "AND o.payload_typed ->> %s = ANY(%s)"
+                params += [payload_in[0], list(payload_in[1])]
+            with connection.cursor() as cursor:
+                cursor.execute(_RECURRING.format(extra=extra), params)
+                for entity, project, sessions in cursor.fetchall():
+                    if project not in projects:
+                        projects[project] = self._project_repository(project)
+                    repository = projects[project]
+                    if repository is not None:
+                        counts[(entity, repository.pk)] += sessions
+        kept = {entity for (entity, _), n in counts.items() if n >= min_sessions}
         return [e for e in entities if e.id in kept]
 
-    def patterns(self, *, namespace: str, category: str, where: Q | None = None,
+    def _project_repository(self, project: str) -> TargetRepository | None:
+        """The repository a project name is: by the path of one of its events, else by name."""
+        cwd = (MemoryEvent.objects.filter(project=project).annotate(
+            cwd=KeyTextTransform("cwd", "payload")).exclude(cwd__isnull=True)
+            .values_list("cwd", flat=True).first()) if project else None
+        return repository_match(repositories=self.repositories, project=project, cwd=cwd or "")
+
+    def patterns(self, *, namespace: str, category: str, payload_in: PayloadIn | None = None,
                  min_sessions: int = 1) -> list[Pattern]:
         """Occurrences grouped by entity and by the repository they happened in, for the
         grounded entities seen in at least `min_sessions` sessions."""
         entities = self.grounded(namespace=namespace)
         if min_sessions > 1:
-            entities = self.recurring(entities=entities, category=category, where=where,
-                                      min_sessions=min_sessions)
+            entities = self.recurring(entities=entities, category=category,
+                                      payload_in=payload_in, min_sessions=min_sessions)
         by_id = {e.id: e for e in entities}
+        where = (None if payload_in is None else
+                 Q(**{f"observation__payload_typed__{payload_in[0]}__in": list(payload_in[1])}))
         found = list(self.occurrences(entities=entities, category=category, where=where))
         self._locate(found)
         groups: dict[tuple[int, int], Pattern] = {}
