@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -14,6 +15,7 @@ from django.utils.html import format_html_join
 from django.utils.safestring import SafeString
 
 from memory.admin.diff import diff_html
+from memory.admin.entity_page import strength_text
 from memory.errors import DomainError
 from memory.selectors.entity_page import compiled_truth_history, compiled_truth_pair
 from memory.services.recall import Hit, Unit, recall_run
@@ -33,8 +35,7 @@ class HitRow:
 
 def _row(hit: Hit) -> HitRow:
     pk = hit.entity_id if hit.kind == "entity" else hit.ref
-    strength = ("pinned" if hit.pinned else
-                "-" if hit.strength is None else f"{hit.strength:.3f}")
+    strength = strength_text(hit.strength, pinned=hit.pinned)
     provenance = format_html_join(
         "<br>", '<a href="{}"><code>{}</code></a> {} <code>{}</code>',
         ((reverse("admin:memory_memoryevent_change", args=[p["event_id"]]), p["event_id"],
@@ -45,6 +46,8 @@ def _row(hit: Hit) -> HitRow:
 
 
 def recall_view(model_admin: admin.ModelAdmin[Any], request: HttpRequest) -> HttpResponse:
+    if not model_admin.has_view_permission(request):
+        raise PermissionDenied
     query = request.GET.get("q", "").strip()
     unit: Unit = "memory" if request.GET.get("unit") == "memory" else "entity"
     include_faded = request.GET.get("include_faded") == "1"
@@ -70,6 +73,8 @@ def _version(request: HttpRequest, name: str, default: int) -> int:
 def compiled_diff_view(model_admin: admin.ModelAdmin[Any], request: HttpRequest,
                        object_id: str) -> HttpResponse:
     entity = model_admin.get_object(request, object_id)
+    if not model_admin.has_view_permission(request, entity):
+        raise PermissionDenied
     if entity is None:
         raise Http404("No such entity.")
     latest = compiled_truth_history(entity_id=entity.pk, limit=1)

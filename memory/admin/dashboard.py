@@ -79,9 +79,9 @@ def _histogram_caption(histogram: Histogram) -> str:
     sampled = ("" if histogram.sampled_percent is None else
                f" in a block sample of about {histogram.sampled_percent:.2f}% of the table")
     return (f"The stored strength_consolidated (each entity's strength at the last sleep "
-            f"cycle, not now) of {shown} entities not merged{sampled}; the last bin holds "
-            f"everything at or above {histogram.edges[-2]:.2f}; {histogram.unknown} never "
-            "consolidated yet (not drawn).")
+            f"cycle, not now) of {shown} entities neither merged nor pinned{sampled}; the "
+            f"last bin holds everything at or above {histogram.edges[-2]:.2f}; "
+            f"{histogram.unknown} never consolidated yet (not drawn).")
 
 
 def _totals(days: list[DayCrossings]) -> str:

@@ -4,6 +4,7 @@ neighbourhood. Each reads through a selector; nothing here reinforces."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from django.urls import reverse
@@ -16,18 +17,25 @@ from memory.admin.neighbourhood import neighbourhood_svg
 from memory.config import config_get
 from memory.models import CompiledTruth, Entity
 from memory.selectors.compiled_truth import compiled_truth_current
+from memory.selectors.entities import STRENGTH_NOW
 from memory.selectors.entity_page import (
     compiled_truth_history,
     entity_facts,
+    entity_memories,
     entity_neighbourhood,
 )
-from memory.selectors.memories import memories_of_entity
 
 FACTS_SHOWN = 30
 MEMORIES_SHOWN = 20
 VERSIONS_SHOWN = 20
 NEIGHBOURS_SHOWN = 16
 EVENTS_PER_ROW = 5
+
+
+def strength_text(value: float | None, *, pinned: bool) -> str:
+    if pinned or value is None or math.isinf(value):
+        return "pinned" if pinned else "-"
+    return f"{value:.3f}"
 
 
 def _event_links(event_ids: Sequence[str]) -> SafeString:
@@ -63,7 +71,7 @@ def compiled_versions_html(entity: Entity) -> SafeString:
     rows = format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
                             "<td>{}</td></tr>", (
         (v.version, v.as_of, v.get_trigger_display(), ", ".join(v.reasons),
-         "pinned" if v.pinned else ("-" if v.strength is None else f"{v.strength:.3f}"),
+         strength_text(v.strength, pinned=v.pinned),
          format_html('<a href="{}?old={}&amp;new={}">diff with the previous</a>', url,
                      v.version - 1, v.version) if v.version > 1 else "—")
         for v in versions))
@@ -96,16 +104,18 @@ def facts_html(entity: Entity) -> SafeString:
 
 
 def memories_html(entity: Entity) -> SafeString:
-    hits = memories_of_entity(entity_id=entity.pk, limit=MEMORIES_SHOWN)
+    memories = entity_memories(entity_id=entity.pk, limit=MEMORIES_SHOWN, now=clock.now())
     rows = format_html_join("", '<tr><td><a href="{}">{}</a></td><td>{}</td><td>{}</td>'
                             "<td>{}</td><td>{}</td></tr>", (
-        (reverse("admin:memory_memory_change", args=[m.id]), m.text[:200],
-         f"{m.strength:.3f}", m.occurred_at.date(), m.source, _event_links([m.event_id]))
-        for m in hits))
+        (reverse("admin:memory_memory_change", args=[m.pk]), m.text[:200],
+         strength_text(getattr(m, STRENGTH_NOW), pinned=m.pinned), m.occurred_at.date(),
+         m.source, _event_links([m.event_id]))
+        for m in memories))
     if not rows:
         return SafeString("none")
-    return format_html("<table><tr><th>memory</th><th>strength</th><th>occurred</th>"
-                       "<th>source</th><th>raw event</th></tr>{}</table>", rows)
+    return format_html("<table><tr><th>memory (newest first)</th><th>strength now</th>"
+                       "<th>occurred</th><th>source</th><th>raw event</th></tr>{}</table>",
+                       rows)
 
 
 def neighbourhood_html(entity: Entity) -> SafeString:

@@ -108,15 +108,15 @@ def sleep_cycle_recent(*, limit: int) -> list[SleepCycleRun]:
 _HISTOGRAM = """
 SELECT width_bucket(strength_consolidated, 0, %s, %s) AS bucket, count(*)
 FROM memory_entity {sample}
-WHERE status <> %s
+WHERE status <> %s AND NOT pinned
 GROUP BY bucket
 """
 
 
 def strength_histogram(*, bins: int, top: float, sample_rows: int) -> Histogram:
     """The stored `strength_consolidated` (the value at the last sleep cycle) of the
-    entities not merged, in `bins` bins over [0, top]; a table larger than `sample_rows` is
-    read through a block sample of about that many rows."""
+    entities neither merged nor pinned, in `bins` bins over [0, top]; a table larger than
+    `sample_rows` is read through a block sample of about that many rows."""
     estimate = table_estimates(models=(Entity,)).get(Entity._meta.db_table, -1)
     percent = None if estimate <= sample_rows else max(0.01, 100.0 * sample_rows / estimate)
     sample = "" if percent is None else f"TABLESAMPLE SYSTEM ({percent:.4f})"

@@ -11,8 +11,12 @@ from django.db.models import Q
 
 from memory import clock
 from memory.config import DecayConfig, config_get
+from memory.decay.sql import strength_sql
 from memory.errors import NotFound
-from memory.models import CompiledTruth, Entity, Fact, Relation
+from memory.models import CompiledTruth, Entity, Fact, Memory, MemoryMention, Relation
+from memory.selectors.compiled_truth import MEMORY_COLUMNS
+from memory.selectors.entities import STRENGTH_NOW
+from memory.selectors.memories import merged_into
 from memory.selectors.relations import VISIBLE_NOW, WEIGHT_NOW, relation_with_weight
 
 
@@ -32,6 +36,18 @@ def entity_facts(*, entity_id: int, limit: int) -> list[Fact]:
     """The entity's facts, most recently seen first (their `event_ids` are the raw events)."""
     return list(Fact.objects.filter(entity_id=entity_id)
                 .order_by("-last_seen_at", "-id")[:limit])
+
+
+def entity_memories(*, entity_id: int, limit: int, now: datetime | None = None,
+                     config: DecayConfig | None = None) -> list[Memory]:
+    """The newest `limit` memories that mention the entity (or one merged into it), each
+    annotated with `strength_now` (in SQL: bounded however many mention it)."""
+    mentions = MemoryMention.objects.filter(entity_id__in=merged_into(entity_id))
+    strength = strength_sql(now=now or clock.now(), config=config or config_get(),
+                            cols=MEMORY_COLUMNS)
+    return list(Memory.objects.filter(pk__in=mentions.values("memory_id"))
+                .defer("search", "metadata").annotate(**{STRENGTH_NOW: strength})
+                .order_by("-occurred_at", "-id")[:limit])
 
 
 def entity_neighbourhood(*, entity: Entity, limit: int, now: datetime | None = None,

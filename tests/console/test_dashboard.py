@@ -4,7 +4,9 @@ full count of them), review queues, the last sleep cycles and the two plots."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 
 from django.db import connection
 from django.test import Client
@@ -134,3 +136,12 @@ def test_the_strength_histogram_of_the_stored_values(operator: Client, graph: Gr
     caption = re.sub(r"\s+", " ", figure.group(1))
     assert "strength_consolidated" in caption
     assert "3 never consolidated yet" in caption  # the graph fixture's three entities
+
+
+def test_the_home_costs_a_bounded_number_of_queries(
+        operator: Client, graph: Graph,
+        django_assert_max_num_queries: Callable[..., Any]) -> None:
+    for days_ago in range(10):
+        _run(days_ago)
+    with django_assert_max_num_queries(20):
+        _home(operator)

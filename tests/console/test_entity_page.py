@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import re
 
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from memory.config import config_get
 from memory.models import Relation
 from memory.selectors.relations import WEIGHT_NOW, relation_with_weight
-from tests.console.conftest import NOW, Graph
+from tests.console.conftest import NOW, Graph, entity, fact, memory, relation
 
 
 def _page(client: Client, graph: Graph) -> str:
@@ -87,3 +89,18 @@ def test_the_neighbourhood_draws_a_faded_relation_dashed(operator: Client, graph
     assert by_type["located_in"][1] != by_type["works_on"][1]
     for neighbour in (graph.anya, graph.lyon):
         assert f'href="/admin/memory/entity/{neighbour.pk}/change/"' in svg.group(0)
+
+
+def test_the_page_costs_the_same_queries_however_much_it_holds(
+        operator: Client, graph: Graph) -> None:
+    def cost() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            _page(operator, graph)
+        return len(queries.captured_queries)
+
+    few = cost()
+    for i in range(12):
+        fact(graph.cortex, f"claim number {i}", events=2)
+        memory(f"memory number {i}", mentions=(graph.cortex,))
+        relation(graph.cortex, entity(f"neighbour {i}"), "relates_to", at=NOW)
+    assert cost() == few
