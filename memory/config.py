@@ -530,6 +530,38 @@ class MemoriesSection:
                 _fail(f"{where}.{name}", f"must be >= 1, got {getattr(self, name)}")
 
 
+NATS_PREFIX = re.compile(r"^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$")
+NATS_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+@dataclasses.dataclass(frozen=True)
+class NatsSection:
+    """The NATS bus (docs/nats.md), on when NATS_URL is set: the subjects' prefix, the
+    JetStream stream of the observations, the outbox drain's batch, timeouts, the responder."""
+
+    prefix: str = "cortex"
+    stream: str = "CORTEX_OBSERVATIONS"
+    duplicate_window_seconds: int = 86400
+    max_age_days: float = 30.0
+    drain_batch: int = 500
+    connect_timeout_seconds: float = 2.0
+    publish_timeout_seconds: float = 5.0
+    responder_concurrency: int = 4
+    queue_group: str = "cortex-responders"
+
+    def check(self, where: str) -> None:
+        if not NATS_PREFIX.match(self.prefix):
+            _fail(f"{where}.prefix", f"must be dot-separated tokens, got {self.prefix!r}")
+        for name in ("stream", "queue_group"):
+            if not NATS_NAME.match(getattr(self, name)):
+                _fail(f"{where}.{name}", f"must match {NATS_NAME.pattern}")
+        for name in ("duplicate_window_seconds", "drain_batch", "responder_concurrency"):
+            if getattr(self, name) < 1:
+                _fail(f"{where}.{name}", f"must be >= 1, got {getattr(self, name)}")
+        for name in ("max_age_days", "connect_timeout_seconds", "publish_timeout_seconds"):
+            _positive(f"{where}.{name}", getattr(self, name))
+
+
 @dataclasses.dataclass(frozen=True)
 class DecayConfig:
     entity_model: Literal["extended", "simplified"]
@@ -545,6 +577,7 @@ class DecayConfig:
     memories: MemoriesSection = dataclasses.field(default_factory=MemoriesSection)
     recall: RecallSection | None = None
     context: ContextSection | None = None
+    nats: NatsSection = dataclasses.field(default_factory=NatsSection)
     digest: str = dataclasses.field(default="", compare=False)
 
     def emotional(self, valence: str) -> float:

@@ -12,6 +12,7 @@ from memory.models.mentions import EntityAlias, EntityMention, RelationEvidence 
 from memory.models.memories import Memory, MemoryEmbedding, MemoryMention  # noqa: F401
 from memory.models.merges import EntityMerge, MergeReason  # noqa: F401
 from memory.models.observations import Observation, ObservationStatus  # noqa: F401
+from memory.models.outbox import ObservationOutbox  # noqa: F401
 from memory.models.regeneration import RegenerationRequest  # noqa: F401
 from memory.models.review import ReviewItem, ReviewStatus  # noqa: F401
 from memory.models.sleep_cycle import (  # noqa: F401
@@ -54,6 +55,7 @@ __all__ = [
     "Namespace",
     "Observation",
     "ObservationStatus",
+    "ObservationOutbox",
     "PairFamiliarity",
     "Referent",
     "RegenerationRequest",
