@@ -183,6 +183,7 @@ def main() -> None:
     parser.add_argument("--entities", type=int, default=100_000)
     parser.add_argument("--sessions", type=int, default=4_000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--profile", help="write a cProfile of the whole detection here")
     args = parser.parse_args()
     print(machine_describe(), flush=True)
     admin, database_url = _urls()
@@ -219,7 +220,14 @@ def main() -> None:
             print(f"  {detector.name:<18} {len(drafts):>5} drafts  "
                   f"{time.perf_counter() - begun:6.2f} s", flush=True)
         begun = time.perf_counter()
-        report = detection_run(now=NOW, config=config)
+        if args.profile:
+            import cProfile
+
+            profiler = cProfile.Profile()
+            report = profiler.runcall(detection_run, now=NOW, config=config)
+            profiler.dump_stats(args.profile)
+        else:
+            report = detection_run(now=NOW, config=config)
         elapsed = time.perf_counter() - begun
     print(f"whole detection: {len(report.drafts)} drafts, {len(report.proposals)} proposals "
           f"created, in {elapsed:.2f} s (target < 30 s)")

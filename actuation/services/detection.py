@@ -12,7 +12,7 @@ from datetime import datetime
 from actuation.detectors.base import Draft, detectors
 from actuation.selectors.graph import Graph
 from actuation.services.outcomes import outcomes_update
-from actuation.services.proposals import proposal_submit
+from actuation.services.proposals import entities_grounding, proposal_submit
 from memory import clock
 from memory.config import DecayConfig, config_get
 
@@ -44,8 +44,10 @@ def detection_run(*, now: datetime | None = None, config: DecayConfig | None = N
     report = DetectionReport(drafts=detection_drafts(now=now, config=config))
     if dry_run:
         return report
+    grounding = entities_grounding(ids={g.id for d in report.drafts for g in d.grounding},
+                                   now=now, config=config)
     for draft in report.drafts:
-        result = proposal_submit(draft=draft, now=now, config=config)
+        result = proposal_submit(draft=draft, now=now, config=config, grounding=grounding)
         report.outcomes[result.outcome] += 1
         if result.proposal is not None and result.outcome == "created":
             report.proposals.append(result.proposal.pk)

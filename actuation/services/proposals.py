@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Collection
 from datetime import datetime
 
 from django.contrib.auth import get_user_model
@@ -48,15 +49,16 @@ def short_name_of(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.casefold()).strip("-")[:40].strip("-") or "change"
 
 
-def _grounded(draft: Draft, *, now: datetime, config: DecayConfig) -> bool:
-    """Every grounding entity is active and at or above the injection threshold now."""
-    ids = [g.id for g in draft.grounding]
+def entities_grounding(*, ids: Collection[int], now: datetime,
+                       config: DecayConfig) -> set[int]:
+    """Which of these entities may ground a proposal now: active, at or above the injection
+    threshold (one query for a whole detection)."""
     if not ids:
-        return False
+        return set()
     rows = entity_with_strength(now=now, config=config, queryset=Entity.objects.filter(
-        id__in=ids, status=EntityStatus.ACTIVE))
+        id__in=set(ids), status=EntityStatus.ACTIVE))
     strong = rows.filter(**{f"{STRENGTH_NOW}__gte": config.actuation.ground_strength})
-    return strong.count() == len(set(ids))
+    return set(strong.values_list("id", flat=True))
 
 
 def draft_content_hash(draft: Draft, diff: str) -> str:
@@ -66,7 +68,10 @@ def draft_content_hash(draft: Draft, diff: str) -> str:
 
 @transaction.atomic
 def proposal_submit(*, draft: Draft, now: datetime | None = None,
-                    config: DecayConfig | None = None) -> SubmitResult:
+                    config: DecayConfig | None = None,
+                    grounding: set[int] | None = None) -> SubmitResult:
+    """`grounding`: the entities known to ground a proposal now (`entities_grounding`);
+    computed here when not given."""
     now, config = now or clock.now(), config or config_get()
     diff = unified_diff(path=draft.file_path, before=draft.before, after=draft.after)
     if not diff:
@@ -80,7 +85,10 @@ def proposal_submit(*, draft: Draft, now: datetime | None = None,
                            (ProposalState.APPLIED, Submitted.APPLIED)):
         if state in same:
             return SubmitResult(outcome, Proposal.objects.get(pk=same[state]), content_hash)
-    if not _grounded(draft, now=now, config=config):
+    ids = {g.id for g in draft.grounding}
+    if grounding is None:
+        grounding = entities_grounding(ids=ids, now=now, config=config)
+    if not ids or not ids <= grounding:
         return SubmitResult(Submitted.UNGROUNDED, None, content_hash)
     proposal = Proposal.objects.create(
         diff_type=draft.diff_type, detector=draft.detector, repository=draft.repository,
