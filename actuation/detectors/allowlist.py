@@ -62,7 +62,7 @@ def _draft(graph: Graph, pattern: Pattern, denied: set[tuple[int, int]],
         before=before, after=after, grounding=[pattern.entity], occurrences=granted,
         quotes=[Quote(text=quote(rule, limit=120), by="the permission rule the grants share",
                       event=granted[-1].events[0] if granted[-1].events else "")],
-        recurrence={"category": "permission_request", "entity": pattern.entity.id,
+        recurrence={"category": "permission_request", "entity": pattern.entity.key,
                     "payload": {"decision": "requested"}},
     )
 

@@ -80,7 +80,7 @@ def _draft(graph: Graph, pattern: Pattern, config: DecayConfig) -> Draft | None:
         occurrences=pattern.occurrences, warnings=warnings,
         quotes=[Quote(text=quote(message), by=f"the tool {tool}",
                       event=sample.events[0] if sample.events else "")],
-        recurrence={"category": "tool_error", "entity": pattern.entity.id},
+        recurrence={"category": "tool_error", "entity": pattern.entity.key},
     )
 
 

@@ -58,7 +58,7 @@ def _draft(graph: Graph, pattern: Pattern, words: str, occurrences: list[Occurre
         quotes=[Quote(text=quote(text), by="the operator",
                       event=occurrences[-1].events[0] if occurrences[-1].events else "")],
         warnings=[f"{path} would be {edit.lines} lines"] if edit.over_limit else [],
-        recurrence={"category": "correction", "entity": pattern.entity.id},
+        recurrence={"category": "correction", "entity": pattern.entity.key},
     )
 
 

@@ -64,7 +64,7 @@ def _draft(graph: Graph, pattern: Pattern, config: DecayConfig) -> Draft | None:
         rationale=rationale, before=before, after=edit.after, grounding=[pattern.entity],
         occurrences=pattern.occurrences, quotes=quotes,
         warnings=[f"{path} would be {edit.lines} lines"] if edit.over_limit else [],
-        recurrence={"category": "instruction", "entity": pattern.entity.id},
+        recurrence={"category": "instruction", "entity": pattern.entity.key},
     )
 
 
