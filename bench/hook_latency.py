@@ -36,13 +36,19 @@ def _record(i: int) -> bytes:
     }).encode() + b"\n"
 
 
-def _time_hook(transcript: Path, env: dict[str, str]) -> float:
-    payload = json.dumps({"session_id": SESSION, "transcript_path": str(transcript),
-                          "hook_event_name": "PostToolUse"}).encode()
+def hook_timed(event: str, hook_input: dict[str, object],
+               env: dict[str, str]) -> tuple[float, bytes]:
+    """One hook call as Claude Code makes it (a new interpreter): wall seconds, stdout."""
+    payload = json.dumps({**hook_input, "hook_event_name": event}).encode()
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "insight.hooks", "PostToolUse"], input=payload,
-                   env=env, check=True, capture_output=True)
-    return time.perf_counter() - started
+    done = subprocess.run([sys.executable, "-m", "insight.hooks", event], input=payload,
+                          env=env, check=True, capture_output=True, cwd=ROOT)
+    return time.perf_counter() - started, done.stdout
+
+
+def _time_hook(transcript: Path, env: dict[str, str]) -> float:
+    hook_input: dict[str, object] = {"session_id": SESSION, "transcript_path": str(transcript)}
+    return hook_timed("PostToolUse", hook_input, env)[0]
 
 
 def _case(name: str, url: str, runs: int, new_lines: int) -> None:
