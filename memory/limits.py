@@ -19,6 +19,7 @@ SOURCE_CHARS = 200  # an agent's source, an observation's source
 ULID_CHARS = 26
 NAMESPACE_CHARS = 255
 ENTITY_KEY_CHARS = 460  # namespace:slug
+ROW_ID_MAX = 2**63 - 1  # a bigint primary key (a page cursor that is a row id)
 
 # The read endpoints (recall, context, entities).
 RECALL_QUERY_CHARS = 2000

@@ -24,6 +24,7 @@ from memory.limits import (
     EVENT_PAGE_MAX,
     EVENT_SOURCE_ID_CHARS,
     EVENT_TEXT_CHARS,
+    ROW_ID_MAX,
 )
 from memory.selectors.memories import MemoryFilters, memory_list
 from memory.services.memories import memories_remember
@@ -56,7 +57,7 @@ class MemoryQuerySerializer(serializers.Serializer[Any]):
     actor = serializers.CharField(required=False)
     embedded = serializers.ChoiceField(choices=["true", "false"], required=False,
                                        help_text="false: only those not embedded yet.")
-    cursor = serializers.IntegerField(required=False, min_value=0,
+    cursor = serializers.IntegerField(required=False, min_value=0, max_value=ROW_ID_MAX,
                                       help_text="next_cursor of the previous page.")
     limit = serializers.IntegerField(required=False, default=EVENT_PAGE, min_value=1,
                                      max_value=EVENT_PAGE_MAX)
