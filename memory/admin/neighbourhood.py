@@ -18,7 +18,7 @@ RADIUS = 190
 LABEL_CHARS = 28
 VISIBLE = "#264b8c"
 FADED = "#aaa"
-SPREAD = 22.0
+SPREAD = 40.0
 
 
 def _short(text: str) -> str:
@@ -30,6 +30,7 @@ def _edge(x: float, y: float, n: Neighbour, bend: float) -> SafeString:
     dx, dy = x - c, y - c
     length = math.hypot(dx, dy) or 1.0
     qx, qy = (c + x) / 2 - dy / length * bend, (c + y) / 2 + dx / length * bend
+    lx, ly = (c + 2 * qx + x) / 4, (c + 2 * qy + y) / 4  # the curve's midpoint
     arrow = "→" if n.outgoing else "←"
     return format_html(
         '<path class="{}" d="M {} {} Q {} {} {} {}" fill="none" stroke="{}" stroke-width="{}" '
@@ -38,8 +39,8 @@ def _edge(x: float, y: float, n: Neighbour, bend: float) -> SafeString:
         "edge visible" if n.visible else "edge faded", f"{c:.1f}", f"{c:.1f}", f"{qx:.1f}",
         f"{qy:.1f}", f"{x:.1f}", f"{y:.1f}", VISIBLE if n.visible else FADED,
         f"{1 + 3 * min(n.weight, 1.0):.1f}", "none" if n.visible else "5 4", arrow,
-        n.relation_type, n.other_key, f"{n.weight:.3f}", f"{(c + x) / 2 - dy / length * bend:.1f}",
-        f"{(c + y) / 2 + dx / length * bend - 3:.1f}", VISIBLE if n.visible else FADED,
+        n.relation_type, n.other_key, f"{n.weight:.3f}", f"{lx:.1f}", f"{ly - 3:.1f}",
+        VISIBLE if n.visible else FADED,
         _short(n.relation_type))
 
 
