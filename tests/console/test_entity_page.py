@@ -104,3 +104,11 @@ def test_the_page_costs_the_same_queries_however_much_it_holds(
         memory(f"memory number {i}", mentions=(graph.cortex,))
         relation(graph.cortex, entity(f"neighbour {i}"), "relates_to", at=NOW)
     assert cost() == few
+
+
+def test_an_entity_with_nothing_yet_has_a_plain_page(operator: Client, graph: Graph) -> None:
+    lone = entity("Lone")
+    html = operator.get(f"/admin/memory/entity/{lone.pk}/change/").content.decode()
+    assert "No compiled truth yet" in html
+    assert "no relation" in html
+    assert 'aria-label="neighbourhood"' not in html
