@@ -1,6 +1,8 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from memory.mcp.http import mcp_view
 
 handler404 = "cortex_site.api_errors.handler404"
 handler500 = "cortex_site.api_errors.handler500"
@@ -11,4 +13,5 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("api/proposals/", include("actuation.api.urls")),
     path("api/", include("memory.api.urls")),
+    re_path(r"^mcp/?$", mcp_view, name="mcp"),
 ]

@@ -8,7 +8,6 @@ hooks are left alone.
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import os
 import shlex
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from insight.hooks.config import config_save
+from memory.file_edits import diff_apply, json_render
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop")
 HOOK_TIMEOUT_SECONDS = 10  # Claude Code's own kill switch; the hook returns well before
@@ -60,10 +60,6 @@ def settings_merge(settings: dict[str, Any], *, command: str) -> dict[str, Any]:
     return dict(merged)
 
 
-def _render(settings: dict[str, Any]) -> str:
-    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
-
-
 def install_main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="cortex hook install")
     where = parser.add_mutually_exclusive_group()
@@ -81,24 +77,13 @@ def install_main(argv: list[str]) -> int:
     except json.JSONDecodeError as error:
         print(f"{path} is not valid JSON ({error}); nothing changed.", file=sys.stderr)
         return 1
-    after = _render(settings_merge(current, command=args.command or default_command()))
+    after = json_render(settings_merge(current, command=args.command or default_command()))
     _save_connection(args.url, args.token or os.environ.get("CORTEX_TOKEN"))
     if after == before:
         print(f"{path}: the Cortex hooks are already installed.")
         return 0
-    sys.stdout.writelines(difflib.unified_diff(
-        before.splitlines(keepends=True), after.splitlines(keepends=True),
-        fromfile=f"{path} (current)", tofile=f"{path} (with Cortex hooks)",
-    ))
-    if not (args.yes or _confirmed()):
-        print("Nothing written (use --yes to apply without asking).")
-        return 1
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(after, encoding="utf-8")
-    os.replace(tmp, path)
-    print(f"Wrote {path}.")
-    return 0
+    return diff_apply(path=path, before=before, after=after, label="with Cortex hooks",
+                      yes=args.yes)
 
 
 def _save_connection(url: str | None, token: str | None) -> None:
@@ -109,9 +94,3 @@ def _save_connection(url: str | None, token: str | None) -> None:
         print("No token yet: create one with\n  cortex agent create claude-code-hooks "
               "--scopes events:write --source claude-code\nthen run this again with --token. "
               "Until then the hooks queue events locally.")
-
-
-def _confirmed() -> bool:
-    if not sys.stdin.isatty():
-        return False
-    return input("Apply? [y/N] ").strip().lower() in ("y", "yes")
