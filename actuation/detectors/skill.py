@@ -20,12 +20,15 @@ NAME = "procedures"
 _PLAIN = re.compile(r"^[A-Za-z0-9_.:+-]{1,40}$")
 _ENV = re.compile(r"^[A-Za-z_]\w*=")
 MAX_NAME = 64
+# `uv run pytest`, `npm run build`: the subcommand runs the program named next.
+_RUNNERS = frozenset({"run", "exec", "x", "dlx"})
 
 Steps = tuple[str, ...]
 
 
 def step_of(tool: str, command: str) -> str:
-    """`Edit`, or `Bash: pytest`, `Bash: git commit` (the program and its subcommand)."""
+    """`Edit`, or `Bash: pytest`, `Bash: git commit`, `Bash: uv run pytest` (the program, its
+    subcommand, and what a runner subcommand runs)."""
     if tool != "Bash":
         return tool if _PLAIN.match(tool) else ""
     first = re.split(r"&&|\|\||;|\||\n", command, maxsplit=1)[0]
@@ -34,7 +37,8 @@ def step_of(tool: str, command: str) -> str:
     except ValueError:
         return ""
     words = [w.rsplit("/", 1)[-1] if i == 0 else w for i, w in enumerate(words)]
-    kept = [w for w in words[:2] if _PLAIN.match(w) and not w.startswith("-")]
+    width = 3 if len(words) > 2 and words[1] in _RUNNERS else 2
+    kept = [w for w in words[:width] if _PLAIN.match(w) and not w.startswith("-")]
     return f"Bash: {' '.join(kept)}" if kept and kept[0] == words[0] else ""
 
 
