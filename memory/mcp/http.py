@@ -17,6 +17,7 @@ from functools import cache
 from io import BytesIO
 from typing import Any, cast
 
+import orjson
 from a2wsgi import ASGIMiddleware
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
@@ -30,6 +31,7 @@ from memory.mcp.server import mcp_server_build
 ENDPOINT = "/mcp"
 # Django checks the Host header against ALLOWED_HOSTS before the view runs.
 NO_REBINDING_CHECK = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+JSONRPC_REFUSED = -32001  # JSON-RPC's range for server-defined errors
 
 
 async def _serve(manager: Any, started: threading.Event) -> None:
@@ -56,8 +58,25 @@ def _bridge() -> WSGIApp:
     return wsgi
 
 
-def _refused(error: DomainError) -> JsonResponse:
-    response = JsonResponse(error_shape(error), status=error.status)
+def _jsonrpc_id(body: bytes) -> Any:
+    try:
+        message = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
+    if isinstance(message, dict) and message.get("jsonrpc") == "2.0" and "method" in message:
+        return message.get("id")
+    return None
+
+
+def _refused(error: DomainError, body: bytes) -> JsonResponse:
+    """The API's error shape; for a JSON-RPC request, inside a JSON-RPC error (as `data`),
+    so that an MCP client shows the message."""
+    shape = error_shape(error)
+    call = _jsonrpc_id(body)
+    if call is not None:
+        shape = {"jsonrpc": "2.0", "id": call,
+                 "error": {"code": JSONRPC_REFUSED, "message": error.message, "data": shape}}
+    response = JsonResponse(shape, status=error.status)
     if error.status == 401:
         response["WWW-Authenticate"] = "Token"
     return response
@@ -68,7 +87,7 @@ def mcp_view(request: HttpRequest) -> HttpResponse:
     try:
         agent_authenticate(token=header_token(request.headers.get("Authorization")))
     except DomainError as error:
-        return _refused(error)
+        return _refused(error, request.body)
     body = request.body
     environ = {**request.META, "wsgi.input": BytesIO(body),
                "CONTENT_LENGTH": str(len(body)), "PATH_INFO": ENDPOINT, "SCRIPT_NAME": ""}
