@@ -92,6 +92,8 @@ DATABASES["default"]["TEST"] = {"NAME": os.environ.get("CORTEX_TEST_DB", "test_c
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL") or embedded.redis_url()
+# The NATS bus (docs/nats.md): off unless set, e.g. nats://127.0.0.1:4222.
+NATS_URL = os.environ.get("NATS_URL", "")
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -180,6 +182,7 @@ CELERY_TASK_QUEUES = (Queue(CORTEX_QUEUE_DEFAULT), Queue(CORTEX_QUEUE_LONG))
 CELERY_TASK_ROUTES = {
     "memory.retain": {"queue": CORTEX_QUEUE_DEFAULT},
     "memory.retain_sweep": {"queue": CORTEX_QUEUE_DEFAULT},
+    "memory.outbox_drain": {"queue": CORTEX_QUEUE_DEFAULT},
     "insight.analysis_run": {"queue": CORTEX_QUEUE_DEFAULT},
     "insight.analysis_sweep": {"queue": CORTEX_QUEUE_DEFAULT},
     "actuation.proposal_apply": {"queue": CORTEX_QUEUE_DEFAULT},
@@ -211,6 +214,12 @@ CORTEX_BEAT_SCHEDULE = {
     "memory: retain lost observations": {
         "task": "memory.retain_sweep",
         "schedule": 120.0,
+    },
+    # Publishes what the outbox still holds (NATS was away, a drain task was lost); a no-op
+    # when NATS_URL is not set (docs/nats.md).
+    "memory: publish observations on NATS": {
+        "task": "memory.outbox_drain",
+        "schedule": 60.0,
     },
 }
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False

@@ -544,6 +544,7 @@ class NatsSection:
     duplicate_window_seconds: int = 86400
     max_age_days: float = 30.0
     drain_batch: int = 500
+    drain_batches_per_task: int = 100
     connect_timeout_seconds: float = 2.0
     publish_timeout_seconds: float = 5.0
     responder_concurrency: int = 4
@@ -555,7 +556,8 @@ class NatsSection:
         for name in ("stream", "queue_group"):
             if not NATS_NAME.match(getattr(self, name)):
                 _fail(f"{where}.{name}", f"must match {NATS_NAME.pattern}")
-        for name in ("duplicate_window_seconds", "drain_batch", "responder_concurrency"):
+        for name in ("duplicate_window_seconds", "drain_batch", "drain_batches_per_task",
+                     "responder_concurrency"):
             if getattr(self, name) < 1:
                 _fail(f"{where}.{name}", f"must be >= 1, got {getattr(self, name)}")
         for name in ("max_age_days", "connect_timeout_seconds", "publish_timeout_seconds"):

@@ -12,19 +12,7 @@ from rest_framework.views import APIView
 
 from memory.api.permissions import request_agent, scope_required
 from memory.api.schema import error_responses
-from memory.limits import CONTEXT_QUERY_CHARS, FILTER_CHARS, SESSION_KEY_CHARS
-from memory.services.context import context_assemble
-
-
-class ContextRequestSerializer(serializers.Serializer[Any]):
-    query = serializers.CharField(max_length=CONTEXT_QUERY_CHARS, allow_blank=True,
-                                  help_text="What the prompt is about (may be empty).")
-    agent = serializers.CharField(max_length=200, required=False, default="",
-                                  help_text="Defaults to the token's agent.")
-    session = serializers.CharField(max_length=SESSION_KEY_CHARS, required=False, default="",
-                                    help_text="The agent session: its injection ledger.")
-    project = serializers.CharField(max_length=FILTER_CHARS, required=False, default="")
-    budget_tokens = serializers.IntegerField(min_value=1, max_value=1_000_000)
+from memory.queries import ContextRequestSerializer, context_answer
 
 
 class InjectedSerializer(serializers.Serializer[Any]):
@@ -65,10 +53,6 @@ class ContextView(APIView):
     def post(self, request: Request) -> Response:
         body = ContextRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        data = body.validated_data
         agent = request_agent(request)
-        result = context_assemble(
-            query=data["query"], agent=data["agent"] or (agent.name if agent else "operator"),
-            session=data["session"], project=data["project"],
-            budget_tokens=data["budget_tokens"])
-        return Response(result.as_dict())
+        return Response(context_answer(body.validated_data,
+                                       agent=agent.name if agent else "operator"))

@@ -1,7 +1,7 @@
 """The PostgreSQL advisory locks that serialize writers, in one place: the retain lock (every
 writer of retain state) and the sleep-cycle lock (two runs never overlap). Both are
 session-level: they outlive transactions, and a process that dies loses its connection,
-hence its lock."""
+hence its lock. The outbox lock: one publisher of the NATS outbox at a time (docs/nats.md)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from memory.errors import Busy
 
 RETAIN_LOCK_KEY = 0x636F7274_0003
 SLEEP_CYCLE_LOCK_KEY = 0x636F7274_0002
+OUTBOX_LOCK_KEY = 0x636F7274_0010
 LOCK_TIMEOUT_SECONDS = 60.0
 LOCK_NOT_AVAILABLE = "55P03"
 
@@ -24,6 +25,10 @@ class RetainBusy(Busy, RuntimeError):
 
 class SleepCycleBusy(Busy, RuntimeError):
     """Another sleep cycle is running."""
+
+
+class OutboxBusy(Busy, RuntimeError):
+    """Another drain is publishing the outbox."""
 
 
 def _unlock(key: int) -> None:
@@ -62,3 +67,18 @@ def sleep_cycle_lock() -> Iterator[None]:
         yield
     finally:
         _unlock(SLEEP_CYCLE_LOCK_KEY)
+
+
+@contextmanager
+def outbox_lock() -> Iterator[None]:
+    """Held while the outbox is published (one publisher keeps the order); OutboxBusy at once
+    when another drain holds it."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [OUTBOX_LOCK_KEY])
+        row = cursor.fetchone()
+    if not row or not row[0]:
+        raise OutboxBusy("another drain is publishing the outbox")
+    try:
+        yield
+    finally:
+        _unlock(OUTBOX_LOCK_KEY)

@@ -38,6 +38,7 @@ from memory.models.events import MemoryEvent
 from memory.models.observations import ObservationStatus, new_observation_id
 from memory.models.taxonomy import Valence
 from memory.observation_schemas import payload_errors
+from memory.services.outbox import outbox_fill
 from memory.services.retain import retain_enqueue
 from memory.services.sql import jsonb_param, server_bound_cursor
 
@@ -339,7 +340,9 @@ def _store(batch: Sequence[Mapping[str, Any]]) -> list[ObservationSubmitResult]:
             pk, status = stored[row["dedup_key"]]
             results.append(ObservationSubmitResult(id=pk, created=pk == row["id"],
                                                    status=status))
-        retain_enqueue(observation_ids=[r.id for r in results if r.created])
+        created = [r.id for r in results if r.created]
+        retain_enqueue(observation_ids=created)
+        outbox_fill(observation_ids=created)  # published on NATS when on (docs/nats.md)
     return results
 
 

@@ -1,0 +1,66 @@
+"""The NATS responder (`cortex nats`, started by `cortex up` when NATS_URL is set): answers
+`<prefix>.memory.query.recall` and `.context` in a queue group (several responders share the
+load), each request in a worker thread (Django's database access is synchronous), at most
+`nats.responder_concurrency` at once. It waits for NATS as long as it takes and reconnects
+whenever NATS goes away (docs/nats.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+
+import orjson
+from nats.aio.msg import Msg
+
+from memory.config import NatsSection
+from memory.nats.connection import nats_connect, subject_query
+from memory.nats.requests import QUERIES, bus_answer
+
+logger = logging.getLogger(__name__)
+
+STATUS_HEADER = "Cortex-Status"
+
+
+async def responder_run(*, url: str, section: NatsSection, stop: asyncio.Event,
+                        on_ready: Callable[[list[str]], None] | None = None) -> None:
+    """Answer requests until `stop` is set; then finish the requests in flight and return."""
+    client = await nats_connect(url=url, section=section, name="cortex-responder",
+                                keep_trying=True)
+    loop = asyncio.get_running_loop()
+    slots = asyncio.Semaphore(section.responder_concurrency)
+    pending: set[asyncio.Task[None]] = set()
+    with ThreadPoolExecutor(max_workers=section.responder_concurrency,
+                            thread_name_prefix="cortex-nats") as executor:
+
+        async def answer(query: str, msg: Msg) -> None:
+            async with slots:
+                result = await loop.run_in_executor(
+                    executor, lambda: bus_answer(query=query, data=msg.data,
+                                                 authorization=(msg.headers or {}).get(
+                                                     "Authorization")))
+            if msg.reply:
+                await client.publish(msg.reply, orjson.dumps(result.body),
+                                     headers={STATUS_HEADER: str(result.status)})
+
+        def receiver(query: str) -> Callable[[Msg], Awaitable[None]]:
+            async def receive(msg: Msg) -> None:
+                task = asyncio.create_task(answer(query, msg))
+                pending.add(task)
+                task.add_done_callback(pending.discard)
+            return receive
+
+        subjects = [subject_query(section, query) for query in QUERIES]
+        subscriptions = [
+            await client.subscribe(subject, queue=section.queue_group, cb=receiver(query))
+            for query, subject in zip(QUERIES, subjects, strict=True)]
+        await client.flush()
+        if on_ready is not None:
+            on_ready(subjects)
+        await stop.wait()
+        for subscription in subscriptions:  # no new request; those received are answered
+            await subscription.drain()  # type: ignore[no-untyped-call]
+        while pending:
+            await asyncio.gather(*pending, return_exceptions=True)
+    await client.drain()
