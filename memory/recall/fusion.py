@@ -1,8 +1,10 @@
 """Fusing ranked candidate lists from several strategies into one relevance, then weighing
 in strength as a bounded boost (docs/recall.md).
 
-Relevance comes first: a strategy's list is scored by `linear` fusion (each score divided by
-the list's best, times the strategy's weight, summed over strategies) or by `rrf`
+Relevance comes first: a strategy's list is scored by `linear` fusion (each score min-max
+normalized within its list, times the strategy's weight, summed over strategies: a list whose
+scores all sit close together, as cosine similarities do, spreads over [0, 1] instead of
+giving every candidate nearly the same share) or by `rrf`
 (reciprocal rank fusion, weight / (k + rank)). Strength then multiplies relevance by a
 factor within [faded_factor, 1 + strength_boost]: it reorders hits of similar relevance but
 can never bury a hit that is clearly more relevant.
@@ -16,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 Fusion = Literal["linear", "rrf"]
+# The last of a list still counts a little: found by a strategy is never worth nothing.
+LINEAR_FLOOR = 0.05
 # An entity id, or (kind, id) for units of other kinds ("memory", 12), ("fact", 7).
 Ref = int | tuple[str, int]
 
@@ -46,6 +50,8 @@ def fuse(lists: Mapping[str, Sequence[Candidate]], *, weights: Mapping[str, floa
     for strategy, candidates in lists.items():
         weight = weights.get(strategy, 1.0)
         best = max((c.score for c in candidates), default=0.0)
+        worst = min((c.score for c in candidates), default=0.0)
+        spread = best - worst
         seen: set[Ref] = set()
         for rank, candidate in enumerate(candidates, start=1):
             if candidate.ref in seen:
@@ -54,7 +60,8 @@ def fuse(lists: Mapping[str, Sequence[Candidate]], *, weights: Mapping[str, floa
             if method == "rrf":
                 part = weight / (rrf_k + rank)
             else:
-                part = weight * (candidate.score / best if best > 0 else 0.0)
+                spread_share = (candidate.score - worst) / spread if spread > 0 else 1.0
+                part = weight * (LINEAR_FLOOR + (1 - LINEAR_FLOOR) * spread_share)
             entry = fused.setdefault(candidate.ref, Fused(candidate.ref))
             entry.relevance += part
             entry.strategies[strategy] = round(part, 6)

@@ -1,0 +1,42 @@
+"""The pure fusion: the union of every strategy, min-max linear fusion, and strength as a
+bounded boost (expected values computed by hand)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.recall.fusion import LINEAR_FLOOR, Candidate, fuse, rank, strength_factor
+
+
+def test_linear_fusion_spreads_each_list_and_sums_over_strategies() -> None:
+    lists = {"fulltext": [Candidate(1, 4.0), Candidate(2, 2.0), Candidate(3, 1.0)],
+             "vector": [Candidate(3, 0.91), Candidate(4, 0.90)]}
+    fused = fuse(lists, weights={"fulltext": 1.0, "vector": 0.5})
+    assert set(fused) == {1, 2, 3, 4}  # the union
+    low = LINEAR_FLOOR
+    assert fused[1].relevance == pytest.approx(1.0)
+    assert fused[2].relevance == pytest.approx(low + (1 - low) * 1 / 3)
+    assert fused[3].relevance == pytest.approx(low + 0.5)
+    assert fused[4].relevance == pytest.approx(0.5 * low)
+
+
+def test_rrf_is_weight_over_k_plus_rank() -> None:
+    fused = fuse({"a": [Candidate(7, 9.0), Candidate(8, 1.0)], "b": [Candidate(8, 1.0)]},
+                 weights={"a": 1.0, "b": 2.0}, method="rrf", rrf_k=60)
+    assert fused[7].relevance == pytest.approx(1 / 61)
+    assert fused[8].relevance == pytest.approx(1 / 62 + 2 / 61)
+
+
+def test_strength_reorders_near_ties_but_never_buries_a_clear_winner() -> None:
+    def factor(strength: float | None, pinned: bool = False) -> float:
+        return strength_factor(strength, pinned=pinned, boost=0.25, threshold=0.35,
+                               faded_factor=0.8)
+
+    assert factor(0.1) == 0.8
+    assert factor(0.6) == pytest.approx(1.15)
+    assert factor(3.0) == factor(None, pinned=True) == factor(float("inf")) == 1.25
+    fused = fuse({"s": [Candidate(1, 1.0), Candidate(2, 0.98), Candidate(3, 0.5)]},
+                 weights={"s": 1.0}, method="rrf", rrf_k=0)  # 1, 1/2, 1/3
+    order = [e.ref for e, _ in rank(fused, {1: factor(0.1), 2: factor(1.0), 3: factor(1.0)},
+                                    limit=3)]
+    assert order == [1, 2, 3]  # 1 x 0.8 = 0.8 still beats 0.5 x 1.25 = 0.625
