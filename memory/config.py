@@ -481,6 +481,10 @@ class RecallSection:
     hop_decay: float
     strength_boost: float
     faded_factor: float
+    # A full-text source matches on the query's rarest stems, as many as fit in this many
+    # rows by the planner's statistics (read again after term_stats_seconds).
+    fulltext_row_budget: int = 1000
+    term_stats_seconds: float = 600.0
 
     def check(self, where: str) -> None:
         for name in self.strategies:
@@ -488,7 +492,7 @@ class RecallSection:
                 _fail(f"{where}.strategies", f"unknown strategy {name!r}")
         _exact_keys(f"{where}.weights", self.weights, RECALL_STRATEGIES)
         _exact_keys(f"{where}.fulltext_sources", self.fulltext_sources, FULLTEXT_SOURCES)
-        for name in ("limit", "max_limit", "candidates", "graph_seeds"):
+        for name in ("limit", "max_limit", "candidates", "graph_seeds", "fulltext_row_budget"):
             if getattr(self, name) < 1:
                 _fail(f"{where}.{name}", f"must be >= 1, got {getattr(self, name)}")
         if self.limit > self.max_limit:
@@ -496,6 +500,7 @@ class RecallSection:
         if self.graph_hops not in (0, 1, 2):
             _fail(f"{where}.graph_hops", f"must be 0, 1 or 2, got {self.graph_hops}")
         _positive(f"{where}.rrf_k", self.rrf_k)
+        _positive(f"{where}.term_stats_seconds", self.term_stats_seconds)
         for name in ("trigram_threshold", "hop_decay", "faded_factor"):
             _unit(f"{where}.{name}", getattr(self, name))
         if self.strength_boost < 0:

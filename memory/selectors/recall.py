@@ -26,6 +26,7 @@ from memory.config import DecayConfig
 from memory.models import Relation
 from memory.recall.fusion import Candidate
 from memory.retain.text import normalize
+from memory.selectors.recall_terms import TextQuery
 from memory.selectors.relations import VISIBLE_NOW, WEIGHT_NOW, relation_with_weight
 
 
@@ -102,54 +103,59 @@ def _candidates(rows: Iterable[tuple[Any, ...]]) -> list[Candidate]:
 
 # ---- full-text -------------------------------------------------------------------------
 
-def fulltext_names(*, query: str, scope: Scope, limit: int) -> list[Candidate]:
+def fulltext_names(*, text: TextQuery, scope: Scope, limit: int) -> list[Candidate]:
     where, params = _entity_where(scope)
     return _candidates(_rows(
         f"""SELECT e.id, ts_rank(cortex_tsv(cortex_names(e.display_name, e.aliases)),
-                                 cortex_tsq(%s))
+                                 %s::tsquery)
             FROM memory_entity e
-            WHERE cortex_tsv(cortex_names(e.display_name, e.aliases)) @@ cortex_tsq(%s)
+            WHERE cortex_tsv(cortex_names(e.display_name, e.aliases)) @@ %s::tsquery
               AND {where}
             ORDER BY 2 DESC, e.id LIMIT %s""",
-        [query, query, *params, limit]))
+        [text.rank, text.matching("names"), *params, limit]))
 
 
-def fulltext_facts(*, query: str, scope: Scope, limit: int) -> list[Candidate]:
+def _facts_ranked(text: TextQuery, scope: Scope, key: str) -> tuple[str, list[Any]]:
+    """The facts that match, each ranked once: (`key`, claim, rank)."""
     where, params = _entity_where(scope)
     since = "AND f.first_seen_at <= %s" if scope.temporal else ""
+    return (f"""SELECT f.{key} AS key, f.claim,
+                       ts_rank(cortex_tsv(f.claim), %s::tsquery) AS rank
+                FROM memory_fact f JOIN memory_entity e ON e.id = f.entity_id
+                WHERE cortex_tsv(f.claim) @@ %s::tsquery AND f.status <> 'rejected' {since}
+                  AND {where}""",
+            [text.rank, text.matching("facts"), *([scope.at] if scope.temporal else []),
+             *params])
+
+
+def fulltext_facts(*, text: TextQuery, scope: Scope, limit: int) -> list[Candidate]:
+    ranked, params = _facts_ranked(text, scope, "entity_id")
     return _candidates(_rows(
-        f"""SELECT f.entity_id, max(ts_rank(cortex_tsv(f.claim), cortex_tsq(%s))),
-                   'fact: ' || (array_agg(f.claim ORDER BY
-                       ts_rank(cortex_tsv(f.claim), cortex_tsq(%s)) DESC))[1]
-            FROM memory_fact f JOIN memory_entity e ON e.id = f.entity_id
-            WHERE cortex_tsv(f.claim) @@ cortex_tsq(%s) AND f.status <> 'rejected' {since}
-              AND {where}
-            GROUP BY f.entity_id ORDER BY 2 DESC, 1 LIMIT %s""",
-        [query, query, query, *([scope.at] if scope.temporal else []), *params, limit]))
+        f"""SELECT key, max(rank), 'fact: ' || (array_agg(claim ORDER BY rank DESC))[1]
+            FROM ({ranked}) AS ranked GROUP BY key ORDER BY 2 DESC, 1 LIMIT %s""",
+        [*params, limit]))
 
 
-def fulltext_memories(*, query: str, scope: Scope, limit: int) -> list[Candidate]:
+def fulltext_memories(*, text: TextQuery, scope: Scope, limit: int) -> list[Candidate]:
     """Memories by text, best first: (memory id, rank)."""
     where, params = _memory_where(scope)
     return _candidates(_rows(
-        f"""SELECT m.id, ts_rank_cd(m.search, cortex_tsq(%s), 1) FROM memory_memory m
-            WHERE m.search @@ cortex_tsq(%s) AND {where}
+        f"""SELECT m.id, ts_rank_cd(m.search, %s::tsquery, 1) FROM memory_memory m
+            WHERE m.search @@ %s::tsquery AND {where}
             ORDER BY 2 DESC, m.id LIMIT %s""",
-        [query, query, *params, limit]))
+        [text.rank, text.matching("memories"), *params, limit]))
 
 
-def fulltext_compiled(*, query: str, scope: Scope, limit: int) -> list[Candidate]:
+def fulltext_compiled(*, text: TextQuery, scope: Scope, limit: int) -> list[Candidate]:
     """Entities by the text of their current compiled truth (when Layer 3 holds one)."""
-    if "memory_compiledtruth" not in connection.introspection.table_names():
-        return []
     where, params = _entity_where(scope)
     return _candidates(_rows(
-        f"""SELECT c.entity_id, ts_rank_cd(cortex_tsv(c.markdown), cortex_tsq(%s), 1 | 32)
+        f"""SELECT c.entity_id, ts_rank_cd(cortex_tsv(c.markdown), %s::tsquery, 1 | 32)
             FROM memory_compiledtruth c JOIN memory_entity e ON e.id = c.entity_id
-            WHERE c.superseded_by_id IS NULL AND cortex_tsv(c.markdown) @@ cortex_tsq(%s)
+            WHERE c.superseded_by_id IS NULL AND cortex_tsv(c.markdown) @@ %s::tsquery
               AND {where}
             ORDER BY 2 DESC, 1 LIMIT %s""",
-        [query, query, *params, limit]))
+        [text.rank, text.rank, *params, limit]))
 
 
 def memory_entities(*, memory_ids: Sequence[int], scope: Scope) -> dict[int, list[int]]:
@@ -272,14 +278,9 @@ def project_entity_ids(*, project: str, limit: int = 5000) -> tuple[int, ...]:
     return tuple(row[0] for row in rows)
 
 
-def fulltext_fact_rows(*, query: str, scope: Scope, limit: int) -> list[Candidate]:
+def fulltext_fact_rows(*, text: TextQuery, scope: Scope, limit: int) -> list[Candidate]:
     """Facts by text, best first: (fact id, rank)."""
-    where, params = _entity_where(scope)
-    since = "AND f.first_seen_at <= %s" if scope.temporal else ""
+    ranked, params = _facts_ranked(text, scope, "id")
     return _candidates(_rows(
-        f"""SELECT f.id, ts_rank(cortex_tsv(f.claim), cortex_tsq(%s))
-            FROM memory_fact f JOIN memory_entity e ON e.id = f.entity_id
-            WHERE cortex_tsv(f.claim) @@ cortex_tsq(%s) AND f.status <> 'rejected' {since}
-              AND {where}
-            ORDER BY 2 DESC, 1 LIMIT %s""",
-        [query, query, *([scope.at] if scope.temporal else []), *params, limit]))
+        f"SELECT key, rank FROM ({ranked}) AS ranked ORDER BY 2 DESC, 1 LIMIT %s",
+        [*params, limit]))

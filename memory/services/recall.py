@@ -24,6 +24,7 @@ from memory.retain.embedders import embedder_get
 from memory.selectors import recall as strategies
 from memory.selectors.entities import STRENGTH_NOW, entity_with_strength
 from memory.selectors.recall import RecallFilters, Scope
+from memory.selectors.recall_terms import TextQuery, text_query
 from memory.services.entities import entity_reinforce
 from memory.services.memories import memories_reinforce
 
@@ -122,18 +123,24 @@ def _query_vector(query: str, config: DecayConfig) -> Sequence[float]:
     return list(embedder.embed_query([query])[0])
 
 
+def _text_query(query: str, section: RecallSection) -> TextQuery:
+    return text_query(query=query, budget=section.fulltext_row_budget,
+                      ttl_seconds=section.term_stats_seconds)
+
+
 def _fulltext_entities(*, query: str, scope: Scope, section: RecallSection
                        ) -> tuple[list[Candidate], dict[int, list[int]]]:
     """Full-text over names, facts, memories and compiled truth, one list: an entity's
     score is its best source's rank times that source's worth."""
     n = section.candidates
     sources = section.fulltext_sources
+    text = _text_query(query, section)
     lists = {
-        "names": strategies.fulltext_names(query=query, scope=scope, limit=n),
-        "facts": strategies.fulltext_facts(query=query, scope=scope, limit=n),
-        "compiled": strategies.fulltext_compiled(query=query, scope=scope, limit=n),
+        "names": strategies.fulltext_names(text=text, scope=scope, limit=n),
+        "facts": strategies.fulltext_facts(text=text, scope=scope, limit=n),
+        "compiled": strategies.fulltext_compiled(text=text, scope=scope, limit=n),
     }
-    memories = strategies.fulltext_memories(query=query, scope=scope, limit=n)
+    memories = strategies.fulltext_memories(text=text, scope=scope, limit=n)
     mentioned = strategies.memory_entities(memory_ids=[_id(c.ref) for c in memories],
                                            scope=scope)
     lists["memories"] = [Candidate(entity, c.score, f"memory {c.ref}")
@@ -271,8 +278,9 @@ def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
     n = section.candidates
     lists: dict[str, list[Candidate]] = {}
     if "fulltext" in on:
-        memories = strategies.fulltext_memories(query=query, scope=scope, limit=n)
-        facts = strategies.fulltext_fact_rows(query=query, scope=scope, limit=n)
+        text = _text_query(query, section)
+        memories = strategies.fulltext_memories(text=text, scope=scope, limit=n)
+        facts = strategies.fulltext_fact_rows(text=text, scope=scope, limit=n)
         worth = section.fulltext_sources
         lists["fulltext"] = sorted(
             [Candidate(("memory", _id(c.ref)), c.score * worth["memories"]) for c in memories]

@@ -1,0 +1,117 @@
+"""Which of a query's stems each full-text source must match (docs/recall.md).
+
+A query matches any of its words' stems (`cortex_tsq`). A stem found in a large share of a
+source's rows (a number, a common verb) would make the ranking read and score tens of
+thousands of rows for every recall. So each source matches on the query's rarest stems, as
+many as PostgreSQL's own statistics (the lexeme frequencies ANALYZE keeps) say fit in
+`fulltext_row_budget` rows, and always the rarest one; every stem still counts in the
+ranking. When the whole query fits the budget (any small graph), nothing is left out.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from django.db import connection
+
+# source -> (pg_stats tablename, attname, the table it counts rows of)
+SOURCES: dict[str, tuple[str, str, str]] = {
+    "names": ("entity_names_search", "cortex_tsv", "memory_entity"),
+    "facts": ("fact_claim_search", "cortex_tsv", "memory_fact"),
+    "memories": ("memory_memory", "search", "memory_memory"),
+}
+_LEXEME = re.compile(r"'((?:[^']|'')*)'")
+
+
+@dataclass(frozen=True)
+class TermStats:
+    """A source's row count and the share of its rows holding each of its most common
+    stems; a stem not among them is estimated as PostgreSQL does, half the least share."""
+
+    rows: float
+    share: Mapping[str, float]
+    floor: float
+
+    def rows_of(self, stem: str) -> float:
+        return max(self.rows, 0.0) * self.share.get(stem, self.floor)
+
+
+@dataclass(frozen=True)
+class TextQuery:
+    """`rank`: the query's tsquery (every stem); `match`: per source, the stems rows must hold."""
+
+    rank: str
+    match: Mapping[str, str]
+
+    def matching(self, source: str) -> str:
+        return self.match.get(source, self.rank)
+
+
+_cache: dict[str, tuple[float, TermStats]] = {}
+
+
+def _quote(stem: str) -> str:
+    return "'" + stem.replace("'", "''") + "'"
+
+
+def _tsquery(stems: list[str]) -> str:
+    return " | ".join(_quote(stem) for stem in stems)
+
+
+def _stats_read(source: str) -> TermStats:
+    tablename, attname, table = SOURCES[source]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT reltuples FROM pg_class WHERE relname = %s", [table])
+        found = cursor.fetchone()
+        cursor.execute(
+            "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
+            "WHERE tablename = %s AND attname = %s AND most_common_elems IS NOT NULL",
+            [tablename, attname])
+        row = cursor.fetchone()
+    rows = float(found[0]) if found else 0.0
+    if row is None:
+        return TermStats(rows=rows, share={}, floor=0.0)
+    stems, freqs = list(row[0]), [float(f) for f in row[1]]
+    # The frequencies are followed by their minimum, their maximum and the null share.
+    return TermStats(rows=rows, share=dict(zip(stems, freqs, strict=False)),
+                     floor=freqs[len(stems)] / 2 if len(freqs) > len(stems) else 0.0)
+
+
+def term_stats(*, source: str, ttl_seconds: float) -> TermStats:
+    """The source's statistics, read again once they are `ttl_seconds` old."""
+    now = time.monotonic()
+    cached = _cache.get(source)
+    if cached is None or now - cached[0] > ttl_seconds:
+        cached = (now, _stats_read(source))
+        _cache[source] = cached
+    return cached[1]
+
+
+def _fitting(stems: list[str], stats: TermStats, budget: int) -> list[str]:
+    """The rarest stems whose estimated rows add up to at most `budget` (at least one)."""
+    ranked = sorted(stems, key=lambda stem: (stats.rows_of(stem), stem))
+    kept: list[str] = []
+    total = 0.0
+    for stem in ranked:
+        total += stats.rows_of(stem)
+        if kept and total > budget:
+            break
+        kept.append(stem)
+    return sorted(kept)
+
+
+def text_query(*, query: str, budget: int, ttl_seconds: float) -> TextQuery:
+    """The query's stems (one statement), and what each source must match."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT cortex_tsq(%s)::text", [query])
+        rank = str(cursor.fetchone()[0])
+    stems = [m.replace("''", "'") for m in _LEXEME.findall(rank)]
+    match: dict[str, str] = {}
+    for source in SOURCES:
+        kept = _fitting(stems, term_stats(source=source, ttl_seconds=ttl_seconds), budget)
+        if len(kept) < len(stems):
+            match[source] = _tsquery(kept)
+    return TextQuery(rank=rank, match=match)
