@@ -19,6 +19,11 @@ CURRENT_TXID = Cast(
 )
 
 
+# Written only by the decision services (memory/services/decisions.py) and replayed by a
+# rebuild: posted events may not claim it (they would replay as decisions nobody took).
+DECISION_TYPE = "decision"
+
+
 class EventImmutableError(Exception):
     """Raised when code tries to change or delete a stored event."""
 

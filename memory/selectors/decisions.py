@@ -10,13 +10,14 @@ from django.db.models import Q
 
 from memory.errors import NotFound
 from memory.models import Conflict, EntityMerge, Fact, MemoryEvent, ReviewItem
+from memory.models.events import DECISION_TYPE
 
 DECISION_SOURCES = Q(source__startswith="operator:") | Q(source__startswith="api:")
 
 
 def decision_events() -> Iterator[MemoryEvent]:
     """Every decision of the raw log, in commit order (txid, id)."""
-    events = MemoryEvent.objects.filter(DECISION_SOURCES, type="decision")
+    events = MemoryEvent.objects.filter(DECISION_SOURCES, type=DECISION_TYPE)
     return events.order_by("txid", "id").iterator(chunk_size=500)
 
 

@@ -26,9 +26,9 @@ from memory import clock
 from memory.errors import Refused
 from memory.event_ids import new_event_ids
 from memory.models import MemoryEvent, Observation, ObservationStatus
+from memory.models.events import DECISION_TYPE
 from memory.services.events import event_append_many
 
-DECISION_TYPE = "decision"
 RETAINED_THROUGH = "retained_through"
 OPERATOR, AGENT = "operator", "api"
 UNKNOWN = "unknown"

@@ -16,8 +16,10 @@ from memory.errors import Invalid, TooLarge
 from memory.limits import EVENT_SOURCE_ID_CHARS as MAX_SOURCE_ID_CHARS
 from memory.limits import EVENT_TEXT_CHARS as MAX_TEXT_CHARS
 from memory.limits import IDEMPOTENCY_KEY_CHARS
+from memory.models.events import DECISION_TYPE
 
 TEXT_FIELDS = ("type", "subtype", "actor", "project")
+
 CORRELATION_FIELDS = ("session", "thread", "parent")
 SERVER_OWNED = frozenset({"id", "recorded_at", "source", "redaction_count", "txid"})
 ALLOWED = frozenset({"source_id", "occurred_at", "correlation", "payload", *TEXT_FIELDS})
@@ -240,6 +242,15 @@ def event_rows_parse(
     if problems:
         raise _refusal({"events": problems}, too_large=too_large)
     return rows
+
+
+def event_types_refuse_reserved(events: Sequence[Any]) -> None:
+    """Posted events may not claim the decision type (Invalid, naming each one)."""
+    fields = {str(i): {"type": f"'{DECISION_TYPE}' is reserved for Cortex's own decisions."}
+              for i, event in enumerate(events)
+              if isinstance(event, Mapping) and event.get("type") == DECISION_TYPE}
+    if fields:
+        raise Invalid(fields={"events": fields} if len(events) > 1 else fields["0"])
 
 
 def event_post_split(body: Any, idempotency_key: str | None) -> list[Any] | None:

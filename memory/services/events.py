@@ -24,6 +24,7 @@ from memory.services.event_input import (
     event_one_parse,
     event_post_split,
     event_rows_parse,
+    event_types_refuse_reserved,
 )
 from memory.services.sql import jsonb_param, server_bound_cursor
 
@@ -200,6 +201,7 @@ def event_append_posted(
 ) -> list[EventAppendResult]:
     """What POST /api/events/ asks: one event (under an Idempotency-Key or not) or a batch."""
     events = event_post_split(body, idempotency_key)
+    event_types_refuse_reserved(events if events is not None else [body])
     if events is not None:
         return event_append_many(source=source, events=events)
     if idempotency_key is None:
