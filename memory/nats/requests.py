@@ -52,7 +52,8 @@ def _authenticated_user(authorization: str | None) -> Any:
         header = (authorization or "").encode("latin-1")
     except UnicodeEncodeError:
         raise exceptions.AuthenticationFailed("Invalid token.") from None
-    shim = SimpleNamespace(META={"HTTP_AUTHORIZATION": header})
+    shim = SimpleNamespace(headers={"authorization": header},
+                           META={"HTTP_AUTHORIZATION": header})
     for authentication in api_settings.DEFAULT_AUTHENTICATION_CLASSES:
         if isinstance(authentication, type) and issubclass(authentication,
                                                            TokenAuthentication):

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import orjson
+from django.db import connections
 from nats.aio.msg import Msg
 
 from memory.config import NatsSection
@@ -21,6 +23,19 @@ from memory.nats.requests import QUERIES, bus_answer
 logger = logging.getLogger(__name__)
 
 STATUS_HEADER = "Cortex-Status"
+
+
+def _connections_close(executor: ThreadPoolExecutor, threads: int) -> None:
+    """Close the database connection of every worker thread: one job per thread, each held
+    at a barrier until all run, so that no thread takes two."""
+    barrier = threading.Barrier(threads)
+
+    def close() -> None:
+        connections.close_all()
+        barrier.wait(timeout=30)
+
+    for job in [executor.submit(close) for _ in range(threads)]:
+        job.result()
 
 
 async def responder_run(*, url: str, section: NatsSection, stop: asyncio.Event,
@@ -63,4 +78,6 @@ async def responder_run(*, url: str, section: NatsSection, stop: asyncio.Event,
             await subscription.drain()  # type: ignore[no-untyped-call]
         while pending:
             await asyncio.gather(*pending, return_exceptions=True)
+        await loop.run_in_executor(None, _connections_close, executor,
+                                   section.responder_concurrency)
     await client.drain()

@@ -78,7 +78,7 @@ class PrivateNats:
 @pytest.fixture(scope="session")
 def nats_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if _open(*MACHINE_NATS):
-        yield "nats://%s:%d" % MACHINE_NATS
+        yield f"nats://{MACHINE_NATS[0]}:{MACHINE_NATS[1]}"
         return
     server = PrivateNats(tmp_path_factory.mktemp("nats"))
     server.start()
