@@ -58,6 +58,12 @@ def _bridge() -> WSGIApp:
     return wsgi
 
 
+class MethodNotAllowed(DomainError):
+    status = 405
+    default_code = "method_not_allowed"
+    default_message = "Only POST: this endpoint is stateless (no SSE stream, no session)."
+
+
 def _jsonrpc_id(body: bytes) -> Any:
     try:
         message = orjson.loads(body)
@@ -84,6 +90,12 @@ def _refused(error: DomainError, body: bytes) -> JsonResponse:
 
 @csrf_exempt
 def mcp_view(request: HttpRequest) -> HttpResponse:
+    if request.method != "POST":
+        # Stateless: no stream to open (GET) and no session to end (DELETE); a GET stream
+        # would hold a sync worker until gunicorn's timeout.
+        refusal = _refused(MethodNotAllowed(), b"")
+        refusal["Allow"] = "POST"
+        return refusal
     try:
         agent_authenticate(token=header_token(request.headers.get("Authorization")))
     except DomainError as error:

@@ -88,3 +88,14 @@ def test_the_sdk_client_is_refused_with_a_bad_token(live_server: Any) -> None:
     with pytest.raises(BaseException) as refused:
         anyio.run(connect)
     assert "Invalid token." in _messages(refused.value)
+
+
+@pytest.mark.parametrize("method", ["GET", "DELETE"])
+def test_only_post_no_stream_to_hold_a_worker(live_server: Any, token: str,
+                                              method: str) -> None:
+    request = urllib.request.Request(f"{live_server.url}/mcp/", method=method, headers={
+        "Authorization": f"Token {token}", "Accept": "text/event-stream"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=20)
+    assert refused.value.code == 405 and refused.value.headers["Allow"] == "POST"
+    assert json.loads(refused.value.read())["error"]["code"] == "method_not_allowed"
