@@ -6,11 +6,17 @@ its own `Authorization` header. Every call authenticates and checks its scope.
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+from mcp.server.mcpserver.exceptions import (
+    ResourceError,
+    ResourceNotFoundError,
+    ToolError,
+    UnexpectedToolError,
+)
 from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
 
@@ -21,6 +27,8 @@ from memory.mcp.auth import agent_with_scope, header_token
 from memory.mcp.results import error_result, error_text, invalid_arguments
 from memory.selectors.entity_views import entity_detail
 
+logger = logging.getLogger(__name__)
+SERVER_ERROR_MESSAGE = "Internal error; nothing was written."
 INSTRUCTIONS = (
     "Cortex is your long-term memory, shared with the operator's other agents. Call `context` "
     "at the start of a task for what matters about it, `recall` when you need something you "
@@ -34,9 +42,13 @@ class CortexMCPServer(MCPServer[Any]):
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Context[Any, Any] | None = None,
                         ) -> CallToolResult | InputRequiredResult:
-        """Arguments the tool's schema refuses are answered in the API's error shape."""
+        """Arguments the tool's schema refuses, and a crash, are answered in the API's error
+        shape (a crash as the API's 500 says it)."""
         try:
             return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            logger.exception("MCP tool %r failed", name)
+            return error_result(DomainError(SERVER_ERROR_MESSAGE, code="server_error"))
         except ToolError as error:
             if isinstance(error.__cause__, ValidationError):
                 return error_result(invalid_arguments(error.__cause__))

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import close_old_connections
+from django.utils import timezone
 from mcp_types import CallToolResult
 
 from memory.errors import DomainError, Invalid
@@ -79,8 +80,9 @@ def recall(token_of: TokenOf, *, query: str | None, q: str | None, unit: str,
             raise Invalid(fields={"query": f"At most {RECALL_QUERY_CHARS} characters."})
         filters = RecallFilters(namespace=namespace, project=project, actor=actor,
                                 memory_type=memory_type, referent=referent)
+        at = timezone.make_aware(as_of) if as_of and timezone.is_naive(as_of) else as_of
         result = recall_run(query=text, unit=unit, filters=filters,  # type: ignore[arg-type]
-                            limit=_either(limit, top_k, "limit"), as_of=as_of,
+                            limit=_either(limit, top_k, "limit"), as_of=at,
                             include_faded=include_faded)
         return {"query": result.query, "unit": result.unit,
                 "hits": [hit.as_dict() for hit in result.hits], "reinforced": result.reinforced}

@@ -162,6 +162,15 @@ def test_a_malformed_argument_is_answered_with_the_error_shape(
     assert error["message"] == "The request is invalid."
 
 
+def test_recall_as_of_a_naive_time_and_a_time_zone(connect: Connect, token: str) -> None:
+    async def scenario(client: Client) -> Any:
+        return [await client.call_tool("recall", {"query": "Anya", "as_of": at})
+                for at in ("2026-01-01T10:00:00", "2026-01-01T10:00:00+02:00")]
+
+    for result in run(connect, token, scenario):
+        assert not result.is_error and body(result)["hits"] == []
+
+
 def test_an_unknown_entity_is_not_found(connect: Connect, token: str) -> None:
     error = body(call(connect, token, "feedback", {"key": "world:person:nobody",
                                                    "outcome": "positive"}))["error"]
