@@ -3,7 +3,8 @@
 Entities with varied display names (people from several languages, libraries and tools,
 projects, organizations, places, English and French topics, standing instructions), their
 alias rows, facts whose claims name other entities, relations with a few hubs, memories
-(one raw event each) that mention two or three entities, and synthetic embeddings: random
+(one raw event each) that mention two or three entities, a current compiled truth per
+entity, and synthetic embeddings: random
 unit vectors (uniform on the sphere), not a model's, for entities and memories. Names and
 texts are made in Python (one pass, deterministic by seed), rows go in by COPY; relations
 and vectors are made by PostgreSQL (generate_series, random()).
@@ -231,6 +232,17 @@ SELECT 1 + i %% %(n)s,
 FROM generate_series(0, %(relations)s - 1) i
 ON CONFLICT DO NOTHING"""
 
+_COMPILED = """
+INSERT INTO memory_compiledtruth (entity_id, version, markdown, as_of, strength, pinned,
+  facts_count, facts_digest, relations_count, relations_digest, memories_count,
+  memories_digest, reasons, trigger, created_at)
+SELECT e.id, 1, '# ' || e.display_name || E'\n\n## Summary\n\n' || e.display_name || ': '
+    || coalesce((SELECT string_agg(f.claim, '; ') FROM memory_fact f WHERE f.entity_id = e.id),
+                'nothing known yet') || E'.\n\n## Facts\n\n' || coalesce((SELECT string_agg(
+    '- ' || f.claim, E'\n') FROM memory_fact f WHERE f.entity_id = e.id), ''),
+  %(now)s, 0.5, e.pinned, 0, '', 0, '', 0, '', '{first}', 'sleep_cycle', %(now)s
+FROM memory_entity e"""
+
 _VECTOR = """(SELECT l2_normalize(array_agg(
     sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()))::vector)
   FROM generate_series(1, %(dimension)s + 0 * {id}))"""
@@ -327,7 +339,8 @@ def graph_generate(*, sizes: Sizes, now: datetime, seed: int = 7,
     for table in ("entity", "memory"):
         _sql(f"SELECT setval(pg_get_serial_sequence('memory_{table}', 'id'), "
              f"(SELECT max(id) FROM memory_{table}))")
-    progress("  relations written; vectors and their HNSW indexes next")
+    compiled_generate(now=now)
+    progress("  relations and compiled truths written; vectors and their HNSW indexes next")
     _vectors()
     for table in ("entity", "entityalias", "fact", "relation", "memory", "memorymention",
                   "memoryevent", "entityembedding", "memoryembedding"):
@@ -336,6 +349,13 @@ def graph_generate(*, sizes: Sizes, now: datetime, seed: int = 7,
     for name, kind in zip(names, kinds, strict=True):
         by_kind.setdefault(kind, []).append(name)
     return Names(by_kind=by_kind)
+
+
+def compiled_generate(*, now: datetime) -> None:
+    """A current compiled truth per entity (a Summary and the facts), as sleep cycles leave."""
+    _sql("TRUNCATE memory_compiledtruth RESTART IDENTITY CASCADE")
+    _sql(_COMPILED, {"now": now})
+    _sql("VACUUM ANALYZE memory_compiledtruth")
 
 
 def graph_names() -> Names:

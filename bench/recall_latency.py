@@ -48,7 +48,13 @@ sys.path.insert(0, str(ROOT))
 from bench.hook_latency import hook_timed  # noqa: E402
 from bench.ingest import _free_port, _percentile, _wait_healthy  # noqa: E402
 from bench.machine import machine_describe  # noqa: E402
-from bench.recall_graph import Names, Sizes, graph_generate, graph_names  # noqa: E402
+from bench.recall_graph import (  # noqa: E402
+    Names,
+    Sizes,
+    compiled_generate,
+    graph_generate,
+    graph_names,
+)
 
 BENCH_DB = "cortex_bench_latency"
 TARGETS = {"recall": (25.0, 100.0), "context": (40.0, None)}
@@ -85,11 +91,13 @@ def _setup(*, reuse: bool, sizes: Sizes) -> tuple[str, Names, str]:
     from django.core.management import call_command
 
     from memory import clock
-    from memory.models import Entity
+    from memory.models import CompiledTruth, Entity
 
     call_command("migrate", verbosity=0)
     if reuse and Entity.objects.count() >= sizes.entities:
         names = graph_names()
+        if not CompiledTruth.objects.exists():
+            compiled_generate(now=clock.now())
     else:
         started = time.perf_counter()
         names = graph_generate(sizes=sizes, now=clock.now())
@@ -115,7 +123,7 @@ def _sizes_print() -> None:
     with connection.cursor() as cursor:
         counts = {}
         for table in ("entity", "entityalias", "fact", "relation", "memory", "memorymention",
-                      "entityembedding", "memoryembedding"):
+                      "compiledtruth", "entityembedding", "memoryembedding"):
             cursor.execute(f"SELECT count(*) FROM memory_{table}")
             counts[table] = cursor.fetchone()[0]
         cursor.execute("SELECT version()")

@@ -155,7 +155,7 @@ def fulltext_compiled(*, text: TextQuery, scope: Scope, limit: int) -> list[Cand
             WHERE c.superseded_by_id IS NULL AND cortex_tsv(c.markdown) @@ %s::tsquery
               AND {where}
             ORDER BY 2 DESC, 1 LIMIT %s""",
-        [text.rank, text.rank, *params, limit]))
+        [text.rank, text.matching("compiled"), *params, limit]))
 
 
 def memory_entities(*, memory_ids: Sequence[int], scope: Scope) -> dict[int, list[int]]:

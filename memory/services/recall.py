@@ -123,6 +123,14 @@ def _query_vector(query: str, config: DecayConfig) -> Sequence[float]:
     return list(embedder.embed_query([query])[0])
 
 
+def recall_warm(*, config: DecayConfig | None = None) -> None:
+    """Load the query embedder now (a web worker at its start) when the vector strategy is
+    on: its first query pays the model's load, seconds, which no request should wait for."""
+    config = config or config_get()
+    if "vector" in _section(config).strategies:
+        _query_vector("warm-up", config)
+
+
 def _text_query(query: str, section: RecallSection) -> TextQuery:
     return text_query(query=query, budget=section.fulltext_row_budget,
                       ttl_seconds=section.term_stats_seconds)
