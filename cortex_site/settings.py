@@ -221,6 +221,11 @@ CORTEX_BEAT_SCHEDULE = {
         "task": "memory.outbox_drain",
         "schedule": 60.0,
     },
+    # Applies approved proposals whose apply task was lost (docs/actuation.md).
+    "actuation: apply approved proposals": {
+        "task": "actuation.apply_sweep",
+        "schedule": 300.0,
+    },
 }
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 

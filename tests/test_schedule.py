@@ -34,3 +34,11 @@ def test_every_entry_is_seeded_once_and_an_operator_edit_survives() -> None:
 
 def test_beat_itself_installs_nothing_over_the_operator_schedule() -> None:
     assert settings.CELERY_BEAT_SCHEDULE == {}
+
+
+def test_every_scheduled_task_exists() -> None:
+    from cortex_site.celery import app
+
+    app.loader.import_default_modules()
+    names = {entry["task"] for entry in settings.CORTEX_BEAT_SCHEDULE.values()}
+    assert names <= set(app.tasks), names - set(app.tasks)
