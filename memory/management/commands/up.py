@@ -12,13 +12,14 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
+from memory.config import config_get
 from memory.services.operators import operator_ensure
 from memory.services.setup import cortex_prepare
 
 
 class Command(BaseCommand):
     help = ("Run Cortex: database, migrations, taxonomy, web server, Celery beat and two "
-            "workers (short tasks; the long jobs).")
+            "workers (short tasks; the long jobs); the NATS responder when NATS_URL is set.")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default="127.0.0.1")
@@ -37,6 +38,8 @@ class Command(BaseCommand):
                 "  operator account created (shown once): "
                 f"username {credentials.username}  password {credentials.password}"
             )
+        if settings.NATS_URL:
+            self.stdout.write(f"  NATS:  {config_get().nats.prefix}.memory.query.recall, .context")
         self.stdout.write("Ctrl-C stops everything.")
         self._supervise(children)
 
@@ -56,6 +59,8 @@ class Command(BaseCommand):
              "--scheduler", "django_celery_beat.schedulers:DatabaseScheduler",
              "--schedule", str(settings.CORTEX_HOME / "celerybeat-schedule")],
         ]
+        if settings.NATS_URL:  # the NATS responder (docs/nats.md)
+            commands.append([os.path.join(bin_dir, "cortex"), "nats"])
         # Each child in its own session: Ctrl-C reaches us only, and we stop them in order.
         return [subprocess.Popen(cmd, env=env, start_new_session=True) for cmd in commands]
 
