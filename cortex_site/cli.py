@@ -1,7 +1,14 @@
-"""The `cortex` console script: `cortex up` is `manage.py up`, and so on."""
+"""The `cortex` console script: `cortex up` is `manage.py up`, and so on.
+
+Every command of Cortex's own apps may be the very first one run on a fresh CORTEX_HOME:
+the database is prepared here first when it is not (memory.services.setup.cortex_ensure),
+and a database that cannot be reached is one line on stderr, not a traceback."""
 
 import os
 import sys
+
+OWN_APPS = {"memory", "insight", "actuation"}
+PREPARE_THEMSELVES = {"up", "demo"}  # they call cortex_prepare (and say so)
 
 
 def main() -> None:
@@ -16,6 +23,31 @@ def main() -> None:
 
         sys.exit(decaybench_main(sys.argv[2:]))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")
-    from django.core.management import execute_from_command_line  # lazy: not on the paths above
+    # Lazy: Django (and the embedded servers its settings start) is not on the paths above.
+    from django.db import OperationalError
 
-    execute_from_command_line(["cortex", *sys.argv[1:]])
+    try:
+        _prepare(sys.argv[1:])
+        from django.core.management import execute_from_command_line
+
+        execute_from_command_line(["cortex", *sys.argv[1:]])
+    except OperationalError as error:
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        sys.exit(f"cortex: the database cannot be reached ({reason}); check DATABASE_URL, "
+                 "or unset it for the embedded server under CORTEX_HOME")
+
+
+def _prepare(argv: list[str]) -> None:
+    if not argv or argv[0] in PREPARE_THEMSELVES or {"-h", "--help"} & set(argv):
+        return
+    import django
+    from django.core.management import get_commands
+
+    django.setup()
+    if get_commands().get(argv[0]) not in OWN_APPS:
+        return
+    from memory.services.setup import cortex_ensure
+
+    if cortex_ensure():
+        print("cortex: prepared the database (migrations, taxonomy, beat schedule)",
+              file=sys.stderr)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from django.core.management import call_command
+from django.db import connection
 
+from memory.selectors.setup import cortex_ready
+from memory.services.locks import PREPARE_LOCK_KEY
 from memory.services.schedule import beat_schedule_ensure
 from memory.services.taxonomy import SyncReport, taxonomy_sync
 
@@ -15,3 +18,20 @@ def cortex_prepare() -> SyncReport:
     report = taxonomy_sync()
     beat_schedule_ensure()
     return report
+
+
+def cortex_ensure() -> bool:
+    """Prepare the database when it is not ready (a fresh CORTEX_HOME, a release with new
+    migrations); True when it did. Two commands starting at once prepare it once."""
+    if cortex_ready():
+        return False
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_lock(%s)", [PREPARE_LOCK_KEY])
+    try:
+        if cortex_ready():
+            return False
+        cortex_prepare()
+        return True
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [PREPARE_LOCK_KEY])

@@ -1,0 +1,53 @@
+"""Whether the database is ready for Cortex: every migration on disk applied, a taxonomy."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+from django.apps import apps
+from django.db import connection
+
+_MIGRATION_FILE = re.compile(r"^(\d{4}_\w+)\.py$")
+
+
+def _migrations_on_disk() -> set[tuple[str, str]]:
+    found: set[tuple[str, str]] = set()
+    for app in apps.get_app_configs():
+        try:
+            spec = importlib.util.find_spec(f"{app.name}.migrations")
+        except ModuleNotFoundError:
+            continue
+        for location in (spec.submodule_search_locations or []) if spec else []:
+            for path in Path(location).iterdir():
+                if match := _MIGRATION_FILE.match(path.name):
+                    found.add((app.label, match.group(1)))
+    return found
+
+
+def _migrations_applied() -> set[tuple[str, str]] | None:
+    """None when Django's migration table does not exist yet."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT to_regclass('django_migrations') IS NOT NULL")
+        row = cursor.fetchone()
+        if not row or not row[0]:
+            return None
+        cursor.execute("SELECT app, name FROM django_migrations")
+        return {(str(app), str(name)) for app, name in cursor.fetchall()}
+
+
+def _taxonomy_present() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT EXISTS (SELECT 1 FROM memory_namespace)")
+        row = cursor.fetchone()
+        return bool(row and row[0])
+
+
+def cortex_ready() -> bool:
+    """True when `cortex_prepare` has nothing to do but its idempotent checks: every
+    migration file applied and the namespace tree synced at least once."""
+    applied = _migrations_applied()
+    if applied is None or not _migrations_on_disk() <= applied:
+        return False
+    return _taxonomy_present()
