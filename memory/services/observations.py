@@ -1,4 +1,4 @@
-"""Writing Observations (SPEC section 5): checked against their category's schema,
+"""Writing Observations (docs/observations.md): checked against their category's schema,
 sanitized like events, tied to the events they come from, and idempotent.
 
 Idempotency: each observation has a dedup key, sha256(source, category, key), unique in

@@ -1,4 +1,4 @@
-"""Compiled-truth regeneration requests (SPEC section 7), written by the Retain Job when an
+"""Compiled-truth regeneration requests (docs/compiled-truth.md), written by the Retain Job when an
 entity is created, gains facts or relations, or its strength moves past the regeneration
 threshold. Layer 3 reads the open ones and consumes them once it has regenerated."""
 

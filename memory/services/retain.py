@@ -1,4 +1,4 @@
-"""The Retain Job (SPEC section 6): pending Observations become graph state.
+"""The Retain Job (docs/retain.md): pending Observations become graph state.
 
 Determinism: observations are retained one after the other, under a PostgreSQL advisory
 lock, in their canonical order (`Observation.order_key`: the commit position of their

@@ -1,4 +1,4 @@
-"""The six steps of the Retain Job for one observation (SPEC section 6), against the chunk's
+"""The six steps of the Retain Job for one observation (docs/retain.md), against the chunk's
 in-memory graph: resolve the actors, deduplicate by alias, compute schema_fit, detect
 conflicts, write entities, relations and facts, reinforce. Embedding-based deduplication
 runs offline afterwards (memory.services.embeddings)."""

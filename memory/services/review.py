@@ -1,4 +1,4 @@
-"""The operator's review queues (SPEC section 6): dark matter and conflicts.
+"""The operator's review queues (docs/retain.md): dark matter and conflicts.
 
 Dark matter: accept it into the graph as normal (its entities become active and the
 observation is applied again on the normal path: relations, facts with conflict

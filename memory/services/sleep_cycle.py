@@ -1,4 +1,4 @@
-"""The sleep cycle (SPEC section 11): one run of every registered step.
+"""The sleep cycle (docs/sleep-cycle.md): one run of every registered step.
 
 Two runs never overlap: a run holds a PostgreSQL advisory lock on its
 connection for its whole duration. A process that dies loses its connection,

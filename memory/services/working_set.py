@@ -1,4 +1,4 @@
-"""Writes of the per-session working sets: register, recall, step (SPEC section 12).
+"""Writes of the per-session working sets: register, recall, step (docs/working-set.md).
 
 Every call carries the session's turn. The session row is locked first, so calls on one
 session apply one at a time; the session is then advanced to that turn (the engine's
