@@ -1,0 +1,237 @@
+"""NATS request-reply recall (`cortex nats`) and outbox publishing (docs/nats.md).
+
+    python bench/nats_latency.py                 # 2,000 memories, 500 requests
+    python bench/nats_latency.py --requests 100  # a quick look
+
+Needs a NATS server with JetStream (NATS_URL, default nats://127.0.0.1:4222). On a
+throwaway database `cortex_bench_nats` of the embedded server: `--memories` free-text
+memories, consolidated in this process without vectors; a responder (`manage.py nats`, its
+own subject prefix and stream so that nothing else on the server answers or reads); then one
+client, sequential requests, each a recall with a varied query, timed from the request to its
+reply (the service time plus the bus); the same recalls called in this process beside them.
+Then `--publish` observations stored and the outbox drained onto JetStream, timed. Prints
+the machine, p50 and p99.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import re
+import secrets
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.machine import machine_describe  # noqa: E402
+
+BENCH_DB = "cortex_bench_nats"
+PEOPLE = ["Anya Petrova", "Bruno Dupont", "Chloé Bernard", "Dmitri Ivanov", "Emma Wilson",
+          "Farid Haddad", "Greta Berg", "Hugo Moreau", "Inès Silva", "Jonas Keller"]
+PLACES = ["Paris", "Lyon", "Berlin", "London", "Lisbon", "Tokyo", "Montreal", "Geneva"]
+PROJECTS = ["Atlas", "Nimbus", "Orion", "Helix", "Quasar"]
+QUERIES = [*PEOPLE, *(f"{p} demo" for p in PROJECTS), *(f"meeting in {p}" for p in PLACES),
+           "who moved the Orion launch", "Petrowa", "réunion à Lyon"]
+
+
+def _urls() -> tuple[str, str]:
+    from cortex_site import embedded
+
+    parts = urlsplit(embedded.postgres_url())
+    return (urlunsplit(parts._replace(path="/postgres")),
+            urlunsplit(parts._replace(path=f"/{BENCH_DB}")))
+
+
+def _recreate(admin: str) -> None:
+    import psycopg
+
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
+
+
+def _manage(env: dict[str, str], *args: str) -> str:
+    return subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], env=env, cwd=ROOT,
+                          capture_output=True, text=True, check=True).stdout
+
+
+def _config(directory: Path, prefix: str, stream: str) -> Path:
+    text = (ROOT / "config" / "decay.yaml").read_text()
+    text = re.sub(r"(?m)^  prefix: .*$", f"  prefix: {prefix}", text, count=1)
+    text = re.sub(r"(?m)^  stream: .*$", f"  stream: {stream}", text, count=1)
+    path = directory / "decay.yaml"
+    path.write_text(text)
+    return path
+
+
+def _seed(count: int, seed: int) -> None:
+    from insight.services.analysis import analysis_drain
+    from memory.services.memories import memories_remember
+    from memory.services.retain import retain_drain
+
+    rng = random.Random(seed)
+    memories = [{"text": f"{rng.choice(PEOPLE)} moved the {rng.choice(PROJECTS)} demo to "
+                         f"{rng.choice(PLACES)} with {rng.choice(PEOPLE)} (note {i})."}
+                for i in range(count)]
+    for start in range(0, count, 500):
+        memories_remember(source="api:bench", memories=memories[start:start + 500])
+    analysis_drain()
+    retain_drain(embed=False)
+
+
+def _percentiles(times: list[float]) -> str:
+    ordered = sorted(times)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return (f"p50 {statistics.median(ordered) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
+            f"max {ordered[-1] * 1000:.1f} ms over {len(ordered)}")
+
+
+async def _requests(url: str, subject: str, token: str, count: int, seed: int) -> list[float]:
+    import nats
+    import orjson
+
+    rng = random.Random(seed)
+    client = await nats.connect(url)
+    headers = {"Authorization": f"Token {token}"}
+    times = []
+    try:
+        for n in range(count + 5):  # five to warm up
+            body = orjson.dumps({"q": rng.choice(QUERIES), "limit": 10})
+            started = time.perf_counter()
+            reply = await client.request(subject, body, timeout=30, headers=headers)
+            elapsed = time.perf_counter() - started
+            if (reply.headers or {}).get("Cortex-Status") != "200":
+                raise RuntimeError(reply.data.decode()[:300])
+            if n >= 5:
+                times.append(elapsed)
+    finally:
+        await client.close()
+    return times
+
+
+def _in_process(count: int, seed: int) -> list[float]:
+    from memory.queries import recall_answer
+
+    rng = random.Random(seed)
+    times = []
+    for _ in range(count):
+        data: dict[str, Any] = {"q": rng.choice(QUERIES), "unit": "entity", "namespace": "",
+                                "project": "", "actor": "", "limit": 10,
+                                "include_faded": False, "reinforce": True}
+        started = time.perf_counter()
+        recall_answer(data)
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def _responder(env: dict[str, str]) -> subprocess.Popen[str]:
+    process = subprocess.Popen([sys.executable, str(ROOT / "manage.py"), "nats"], env=env,
+                               cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    if "ready" not in line:
+        process.kill()
+        raise RuntimeError(f"the responder did not start: {line!r}")
+    return process
+
+
+def _publish(count: int) -> tuple[float, int]:
+    """`count` observations stored (outbox filled, no task queued), then drained: seconds."""
+    import memory.services.observations as observations
+    import memory.services.outbox as outbox
+    from memory.nats.publisher import observation_publisher
+
+    setattr(outbox, "task_enqueue", lambda *args, **kwargs: None)  # noqa: B010
+    setattr(observations, "retain_enqueue", lambda **kwargs: None)  # noqa: B010
+    batch = [{"source": "bench:nats", "category": "fact",
+              "timestamp": "2026-11-20T12:00:00+00:00", "target_namespace": "world:concept",
+              "payload_typed": {"subject": "bench", "text": f"observation {i}"}}
+             for i in range(count)]
+    for start in range(0, count, 1000):
+        observations.observation_submit_many(observations=batch[start:start + 1000],
+                                             check_events=False)
+    started = time.perf_counter()
+    published = 0
+    with observation_publisher() as publish:
+        while True:
+            report = outbox.outbox_drain(publish=publish)
+            published += report.published
+            if report.failed or not report.more:
+                break
+    return time.perf_counter() - started, published
+
+
+async def _stream_delete(url: str, stream: str) -> None:
+    import nats
+
+    client = await nats.connect(url)
+    try:
+        await client.jetstream().delete_stream(stream)
+    except Exception:
+        pass
+    finally:
+        await client.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--memories", type=int, default=2000)
+    parser.add_argument("--requests", type=int, default=500)
+    parser.add_argument("--publish", type=int, default=5000)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    print(machine_describe())
+    print("load average (1, 5, 15 min) at the start: "
+          + ", ".join(f"{value:.2f}" for value in os.getloadavg()))
+    nats_url = os.environ.get("NATS_URL") or "nats://127.0.0.1:4222"
+    tag = secrets.token_hex(4)
+    prefix, stream = f"cortexbench.{tag}", f"CORTEX_BENCH_{tag.upper()}"
+    admin, database_url = _urls()
+    _recreate(admin)
+    with tempfile.TemporaryDirectory() as directory:
+        os.environ.update(DATABASE_URL=database_url, CORTEX_LOG_LEVEL="WARNING",
+                          NATS_URL=nats_url,
+                          CORTEX_CONFIG=str(_config(Path(directory), prefix, stream)))
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")
+        env = {**os.environ}
+        _manage(env, "migrate", "--verbosity", "0")
+        _manage(env, "taxonomy", "sync")
+        import django
+
+        django.setup()
+        started = time.perf_counter()
+        _seed(args.memories, args.seed)
+        print(f"graph: {args.memories:,} memories consolidated in "
+              f"{time.perf_counter() - started:.1f} s")
+        token = _manage(env, "agent", "create", "bench-nats", "--scopes",
+                        "recall:read").strip().splitlines()[-1]
+        responder = _responder(env)
+        try:
+            times = asyncio.run(_requests(nats_url, f"{prefix}.memory.query.recall", token,
+                                          args.requests, args.seed))
+        finally:
+            responder.terminate()
+            responder.wait(30)
+        print(f"NATS request-reply recall (one client, sequential): {_percentiles(times)}")
+        print(f"the same recalls in process (no bus): "
+              f"{_percentiles(_in_process(args.requests, args.seed))}")
+        try:
+            seconds, published = _publish(args.publish)
+            print(f"outbox: {published:,} observations published on JetStream in "
+                  f"{seconds:.2f} s ({published / seconds:,.0f}/s, each ack awaited)")
+        finally:
+            asyncio.run(_stream_delete(nats_url, stream))
+
+
+if __name__ == "__main__":
+    main()
