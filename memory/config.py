@@ -271,7 +271,7 @@ class TaxonomySection:
 
 @dataclasses.dataclass(frozen=True)
 class SchemaFitSection:
-    """schema_fit = the weighted sum of three shares in [0, 1] (SPEC section 6)."""
+    """schema_fit = the weighted sum of three shares in [0, 1] (docs/retain.md)."""
 
     weights: dict[str, float] = dataclasses.field(
         default_factory=lambda: {"actors": 0.4, "familiarity": 0.35, "vocabulary": 0.25})
@@ -322,7 +322,7 @@ class DedupSection:
 
 @dataclasses.dataclass(frozen=True)
 class RetainSection:
-    """The Retain Job (SPEC section 6): batching, reliability, schema_fit, conflicts, dedup."""
+    """The Retain Job (docs/retain.md): batching, reliability, schema_fit, conflicts, dedup."""
 
     batch_size: int = 500
     chunk_size: int = 250

@@ -1,4 +1,4 @@
-"""POST /api/observations/: an Observation (SPEC section 5) posted by an agent or an outside
+"""POST /api/observations/: an Observation (docs/observations.md) posted by an agent or an outside
 analyzer. GET /api/profile/?counterpart=: the speech-act distribution of interactions."""
 
 from __future__ import annotations

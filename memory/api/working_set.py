@@ -1,4 +1,4 @@
-"""/api/sessions/<id>/working-set/: the turn-based engine (SPEC 12) for one agent session.
+"""/api/sessions/<id>/working-set/: the turn-based engine (docs/working-set.md) for one agent session.
 
 The turn is explicit in every request and never goes backwards; the clock plays no part.
 """

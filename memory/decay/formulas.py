@@ -1,4 +1,4 @@
-"""The decay formulas of SPEC section 4, as pure functions.
+"""The decay formulas of docs/decay.md, as pure functions.
 
 No ORM, no clock: every function takes its inputs, `now` where time matters,
 and the parameters it needs from a `DecayConfig` passed in. `memory.decay.sql`

@@ -1,4 +1,4 @@
-"""Layer 2: entities and relations with their decay parameters (SPEC sections 4 and 6).
+"""Layer 2: entities and relations with their decay parameters (docs/decay.md, docs/retain.md).
 
 Strength and weight are always evaluated at `now` from the stored parameters
 (`memory.decay.sql`). The stored values are for bulk work and listing:

@@ -1,5 +1,5 @@
 """The Observation: the typed border between insight (which reads sources) and memory
-(which consolidates). SPEC section 5. Insight writes them through
+(which consolidates); docs/observations.md. Insight writes them through
 memory.services.observations; the Retain Job moves them out of `pending`."""
 
 from __future__ import annotations

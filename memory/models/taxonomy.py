@@ -1,4 +1,4 @@
-"""The namespace tree (SPEC section 3), synced from `config/decay.yaml`."""
+"""The namespace tree (docs/taxonomy.md), synced from `config/decay.yaml`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Per-session working sets: the turn-based engine of SPEC section 12, stored.
+"""Per-session working sets: the turn-based engine of docs/working-set.md, stored.
 
 A session belongs to the user behind the request (an agent's user, or the operator).
 Time is the session's own turn counter, carried by every request, never the clock.

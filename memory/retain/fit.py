@@ -1,4 +1,4 @@
-"""schema_fit (SPEC section 6) as pure functions: how well an observation fits what the
+"""schema_fit (docs/retain.md) as pure functions: how well an observation fits what the
 graph already holds, in [0, 1], and the route it takes.
 
     schema_fit = w_actors x actors + w_familiarity x familiarity + w_vocabulary x vocabulary

@@ -1,4 +1,4 @@
-"""Reads of Observations: the interaction profile (SPEC section 8), what is hot in a
+"""Reads of Observations: the interaction profile (docs/recall.md), what is hot in a
 repository, and an observation's evidence."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Reads of the per-session working sets (SPEC section 12 over the API)."""
+"""Reads of the per-session working sets (docs/working-set.md, over the API)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`python manage.py decaybench`: adapts memory.working_set.cli (SPEC section 12) to Django."""
+"""`python manage.py decaybench`: adapts memory.working_set.cli (docs/decaybench.md) to Django."""
 
 from __future__ import annotations
 
