@@ -1,4 +1,5 @@
-"""/api/sessions/<id>/working-set/: the turn-based engine (docs/working-set.md) for one agent session.
+"""/api/sessions/<id>/working-set/: the turn-based engine for one agent session
+(docs/working-set.md).
 
 The turn is explicit in every request and never goes backwards; the clock plays no part.
 """
