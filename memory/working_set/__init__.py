@@ -1,2 +1,2 @@
-"""Turn-based working-set memories (SPEC section 12): the decay engine, its baselines,
+"""Turn-based working-set memories (docs/working-set.md): the decay engine, its baselines,
 and `decaybench`. Pure Python: nothing here imports Django."""

@@ -1,4 +1,4 @@
-"""`cortex decaybench`: the document's benchmark reproduced, then a fair one (SPEC 12).
+"""`cortex decaybench`: the document's benchmark reproduced, then a fair one (docs/decaybench.md).
 
 Everything is a pure function of the arguments: sessions come from `random.Random`
 seeded with strings (SHA-512 seeding, independent of PYTHONHASHSEED), iteration

@@ -1,4 +1,4 @@
-"""The turn-based decay engine of seeds/004 (SPEC section 12).
+"""The turn-based decay engine of seed document 004 (docs/working-set.md).
 
     retention = exp(-elapsed / stability)          (1.0 when no turn has passed)
     on recall:  recall_count += 1; stability *= 1 + ln(1 + recall_count)

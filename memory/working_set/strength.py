@@ -1,4 +1,4 @@
-"""Cortex's own entity strength model (SPEC section 4, `memory.decay.formulas`), run in
+"""Cortex's own entity strength model (docs/decay.md, `memory.decay.formulas`), run in
 turns instead of days.
 
     strength = base x 0.5 ^ (elapsed / half_life) x (1 + 0.1 x log2(retrievals + 1))
@@ -25,7 +25,7 @@ from memory.working_set.engine import (
 )
 
 DEFAULT_STRENGTH_THRESHOLD = 0.35
-RETRIEVAL_WEIGHT = 0.1  # SPEC's default; not read from config/decay.yaml, so that the
+RETRIEVAL_WEIGHT = 0.1  # docs/decay.md's default; not read from config/decay.yaml, so that the
 # benchmark's output depends on its arguments only
 DEFAULT_HALF_LIFE = (DEFAULT_BASELINE_STABILITY * math.log(1 / DEFAULT_EVICTION_THRESHOLD)
                      / math.log2(1 / DEFAULT_STRENGTH_THRESHOLD))

@@ -1,4 +1,5 @@
-"""The sliding-window baseline of seeds/004, and LRU: recency is all they know."""
+"""The sliding-window baseline of seed document 004 (docs/working-set.md), and LRU: recency
+is all they know."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The pure formulas against values computed by hand (SPEC section 4)."""
+"""The pure formulas against values computed by hand (docs/decay.md)."""
 
 from __future__ import annotations
 

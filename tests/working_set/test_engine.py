@@ -1,4 +1,4 @@
-"""The engine of SPEC section 12: the document's worked example and its law, exactly."""
+"""The engine of docs/working-set.md: the document's worked example and its law, exactly."""
 
 from __future__ import annotations
 
