@@ -7,8 +7,9 @@ gunicorn, as `cortex up` serves it), with the SDK's own client; REST recall besi
 On a throwaway database `cortex_bench_mcp` of the embedded server: `--memories` free-text
 memories (people, places, projects), consolidated in this process without vectors; then one
 client, sequential calls (the service time plus the transport), each a `recall` tool call
-with a varied query, timed from the call to its parsed result. Prints the machine, p50 and
-p99 for each transport, and the stdio server's start (spawn to the first tools/list).
+with a varied query, timed from the call to its parsed result, for each of the SDK client's
+protocol modes. Prints the machine, p50 and p99 for each transport and mode, and the stdio
+server's start (spawn to the first tools/list).
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ PEOPLE = ["Anya Petrova", "Bruno Dupont", "Chloé Bernard", "Dmitri Ivanov", "Em
           "Farid Haddad", "Greta Berg", "Hugo Moreau", "Inès Silva", "Jonas Keller"]
 PLACES = ["Paris", "Lyon", "Berlin", "London", "Lisbon", "Tokyo", "Montreal", "Geneva"]
 PROJECTS = ["Atlas", "Nimbus", "Orion", "Helix", "Quasar"]
+# The SDK client's modes: the initialize handshake (the protocol versions clients such as
+# Claude Code speak today), and its default, which adopts the stateless 2026-07-28 revision.
+MODES = {"legacy": "handshake protocol (legacy mode)", "auto": "2026-07-28 protocol (auto mode)"}
 QUERIES = [*PEOPLE, *(f"{p} demo" for p in PROJECTS), *(f"meeting in {p}" for p in PLACES),
            "who moved the Orion launch", "Petrowa", "réunion à Lyon"]
 
@@ -102,7 +106,8 @@ async def _calls(client: Any, calls: int, seed: int) -> list[float]:
     return times
 
 
-def _stdio(env: dict[str, str], token: str, calls: int, seed: int) -> tuple[float, list[float]]:
+def _stdio(env: dict[str, str], token: str, calls: int, seed: int,
+           mode: str) -> tuple[float, list[float]]:
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
@@ -112,7 +117,7 @@ def _stdio(env: dict[str, str], token: str, calls: int, seed: int) -> tuple[floa
 
     async def main() -> tuple[float, list[float]]:
         started = time.perf_counter()
-        async with Client(parameters) as client:
+        async with Client(parameters, mode=mode) as client:
             await client.list_tools()
             startup = time.perf_counter() - started
             await _calls(client, 5, seed + 1)
@@ -121,7 +126,7 @@ def _stdio(env: dict[str, str], token: str, calls: int, seed: int) -> tuple[floa
     return anyio.run(main)
 
 
-def _http(url: str, token: str, calls: int, seed: int) -> list[float]:
+def _http(url: str, token: str, calls: int, seed: int, mode: str) -> list[float]:
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
@@ -129,7 +134,8 @@ def _http(url: str, token: str, calls: int, seed: int) -> list[float]:
     async def main() -> list[float]:
         headers = {"Authorization": f"Token {token}"}
         async with create_mcp_http_client(headers=headers) as http, \
-                Client(streamable_http_client(f"{url}/mcp/", http_client=http)) as client:
+                Client(streamable_http_client(f"{url}/mcp/", http_client=http),
+                       mode=mode) as client:
             await _calls(client, 5, seed + 1)
             return await _calls(client, calls, seed)
 
@@ -192,16 +198,17 @@ def main() -> None:
           f"{time.perf_counter() - started:.1f} s")
     token = _manage(env, "agent", "create", "bench-mcp", "--scopes", "recall:read",
                     "--rate", "100000000/min").strip().splitlines()[-1]
-    startup, stdio_times = _stdio(env, token, args.calls, args.seed)
-    print(f"stdio (cortex mcp): start {startup * 1000:.0f} ms (spawn to the first tools/list)")
-    print(f"  recall round trip: {_percentiles(stdio_times)}")
+    for mode in MODES:
+        startup, times = _stdio(env, token, args.calls, args.seed, mode)
+        print(f"stdio (cortex mcp), {MODES[mode]}: start {startup * 1000:.0f} ms (spawn to the "
+              f"first tools/list); recall round trip: {_percentiles(times)}")
     with _gunicorn(env, args.workers) as url:
-        http_times = _http(url, token, args.calls, args.seed)
+        print(f"streamable HTTP (/mcp/, gunicorn {args.workers} sync workers, stateless JSON):")
+        for mode in MODES:
+            times = _http(url, token, args.calls, args.seed, mode)
+            print(f"  {MODES[mode]}: recall round trip: {_percentiles(times)}")
         rest_times = _rest(url, token, args.calls, args.seed)
-    print(f"streamable HTTP (/mcp/, gunicorn {args.workers} sync workers, stateless JSON):")
-    print(f"  recall round trip: {_percentiles(http_times)}")
     print(f"REST GET /api/recall/ on the same server: {_percentiles(rest_times)}")
-
 
 if __name__ == "__main__":
     main()

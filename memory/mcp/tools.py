@@ -57,11 +57,13 @@ def remember(token_of: TokenOf, *, text: str | None, project: str | None, actor:
              occurred_at: str | None, source_id: str | None, metadata: dict[str, Any] | None,
              event: dict[str, Any] | None) -> CallToolResult:
     if event is not None:
-        if text is not None:
-            return error_result(Invalid(fields={"event": "Send text or an event, not both."}))
-        return guarded(token_of, "events:write", lambda agent: {"events": [
-            asdict(result) for result in
-            event_append_posted(source=agent.source, body=event, idempotency_key=None)]})
+        def append(agent: Agent) -> dict[str, Any]:
+            if text is not None:
+                raise Invalid(fields={"event": "Send text or an event, not both."})
+            return {"events": [asdict(result) for result in event_append_posted(
+                source=agent.source, body=event, idempotency_key=None)]}
+
+        return guarded(token_of, "events:write", append)
     fields = {"text": text, "project": project, "actor": actor, "occurred_at": occurred_at,
               "source_id": source_id, "metadata": metadata}
     memory = {name: value for name, value in fields.items() if value is not None}
