@@ -30,6 +30,10 @@ async def _logged(error: Exception) -> None:
     logger.warning("nats: %s: %s", type(error).__name__, error)
 
 
+async def _quiet(error: Exception) -> None:  # the caller reports the failure once
+    logger.debug("nats: %s: %s", type(error).__name__, error)
+
+
 async def nats_connect(*, url: str, section: NatsSection, name: str,
                        keep_trying: bool = False) -> Client:
     """A connection; `keep_trying`: wait for the server as long as it takes and reconnect
@@ -37,7 +41,8 @@ async def nats_connect(*, url: str, section: NatsSection, name: str,
     client: Client = await nats.connect(
         url, name=name, connect_timeout=section.connect_timeout_seconds,
         allow_reconnect=keep_trying, max_reconnect_attempts=-1 if keep_trying else 1,
-        reconnect_time_wait=2 if keep_trying else 0.1, error_cb=_logged)
+        reconnect_time_wait=2 if keep_trying else 0.1,
+        error_cb=_logged if keep_trying else _quiet)
     return client
 
 

@@ -66,8 +66,8 @@ class JetStreamPublisher:
                     logger.warning("nats: publishing observation %s failed; it waits in the "
                                    "outbox", item.observation_id, exc_info=True)
                     return count
-        except Exception:  # NATS away: every row stays for the next drain
-            logger.warning("nats: unreachable; the outbox waits", exc_info=True)
+        except Exception as error:  # NATS away: every row stays for the next drain
+            logger.warning("nats: unreachable (%s); the outbox waits", type(error).__name__)
             return 0
         return len(items)
 

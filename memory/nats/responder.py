@@ -25,6 +25,12 @@ logger = logging.getLogger(__name__)
 STATUS_HEADER = "Cortex-Status"
 
 
+def _header(msg: Msg, name: str) -> str | None:
+    """A request header, whatever its case."""
+    return next((value for key, value in (msg.headers or {}).items()
+                 if key.lower() == name), None)
+
+
 def _connections_close(executor: ThreadPoolExecutor, threads: int) -> None:
     """Close the database connection of every worker thread: one job per thread, each held
     at a barrier until all run, so that no thread takes two."""
@@ -50,14 +56,18 @@ async def responder_run(*, url: str, section: NatsSection, stop: asyncio.Event,
                             thread_name_prefix="cortex-nats") as executor:
 
         async def answer(query: str, msg: Msg) -> None:
+            authorization = _header(msg, "authorization")
             async with slots:
                 result = await loop.run_in_executor(
                     executor, lambda: bus_answer(query=query, data=msg.data,
-                                                 authorization=(msg.headers or {}).get(
-                                                     "Authorization")))
-            if msg.reply:
+                                                 authorization=authorization))
+            if not msg.reply:
+                return
+            try:
                 await client.publish(msg.reply, orjson.dumps(result.body),
                                      headers={STATUS_HEADER: str(result.status)})
+            except Exception:  # the connection went away: the requester times out
+                logger.warning("nats: could not reply to a %s request", query, exc_info=True)
 
         def receiver(query: str) -> Callable[[Msg], Awaitable[None]]:
             async def receive(msg: Msg) -> None:

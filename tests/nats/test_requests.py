@@ -65,11 +65,12 @@ def token() -> str:
     return agent_create(name="bus-reader", scopes=["recall:read", "context:read"])[1]
 
 
-def _ask(bus: Bus, query: str, payload: bytes, token: str | None) -> tuple[int, Any]:
+def _ask(bus: Bus, query: str, payload: bytes, token: str | None,
+         header: str = "Authorization") -> tuple[int, Any]:
     async def ask() -> tuple[int, Any]:
         client = await nats.connect(bus.url)
         try:
-            headers = {"Authorization": f"Token {token}"} if token is not None else None
+            headers = {header: f"Token {token}"} if token is not None else None
             reply = await client.request(subject_query(bus.section, query), payload,
                                          timeout=30, headers=headers)
             return int((reply.headers or {})[STATUS_HEADER]), orjson.loads(reply.data)
@@ -99,6 +100,8 @@ def test_a_recall_is_answered_as_the_rest_endpoint_answers_it(
     assert body["hits"] and body["hits"][0]["key"] == graph["anya"].key
     rest = _rest("get", "/api/recall/", token, {**RECALL, "reinforce": "false"})
     assert rest == (status, body)
+    # Header names are case-insensitive, as in HTTP.
+    assert _ask(responder, "recall", orjson.dumps(RECALL), token, header="authorization") == rest
 
 
 def test_a_context_is_answered_as_the_rest_endpoint_answers_it(
