@@ -481,9 +481,10 @@ class RecallSection:
     hop_decay: float
     strength_boost: float
     faded_factor: float
-    # A full-text source matches on the query's rarest stems, as many as fit in this many
-    # rows by the planner's statistics (read again after term_stats_seconds).
-    fulltext_row_budget: int = 1000
+    # A full-text source matches on the query's rarest stems, as many as fit in its number
+    # of rows by the planner's statistics (read again after term_stats_seconds).
+    fulltext_row_budget: dict[str, int] = dataclasses.field(default_factory=lambda: {
+        "names": 1000, "facts": 1000, "memories": 1000, "compiled": 300})
     term_stats_seconds: float = 600.0
 
     def check(self, where: str) -> None:
@@ -492,7 +493,11 @@ class RecallSection:
                 _fail(f"{where}.strategies", f"unknown strategy {name!r}")
         _exact_keys(f"{where}.weights", self.weights, RECALL_STRATEGIES)
         _exact_keys(f"{where}.fulltext_sources", self.fulltext_sources, FULLTEXT_SOURCES)
-        for name in ("limit", "max_limit", "candidates", "graph_seeds", "fulltext_row_budget"):
+        _exact_keys(f"{where}.fulltext_row_budget", self.fulltext_row_budget, FULLTEXT_SOURCES)
+        for source, rows in self.fulltext_row_budget.items():
+            if rows < 1:
+                _fail(f"{where}.fulltext_row_budget.{source}", f"must be >= 1, got {rows}")
+        for name in ("limit", "max_limit", "candidates", "graph_seeds"):
             if getattr(self, name) < 1:
                 _fail(f"{where}.{name}", f"must be >= 1, got {getattr(self, name)}")
         if self.limit > self.max_limit:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Q
 
 from memory.config import DecayConfig
@@ -193,7 +193,7 @@ def trigram_names(*, query: str, scope: Scope, limit: int, threshold: float) -> 
     if not grams:
         return []
     where, params = _entity_where(scope)
-    return _candidates(_rows(
+    return _candidates(_rows_similar(
         f"""SELECT e.id, max(similarity(a.normalized, g)),
                    'name: ' || (array_agg(a.normalized ORDER BY similarity(a.normalized, g)
                                           DESC))[1]
@@ -203,7 +203,17 @@ def trigram_names(*, query: str, scope: Scope, limit: int, threshold: float) -> 
             JOIN memory_entity e ON e.id = coalesce(e0.merged_into_id, e0.id)
             WHERE similarity(a.normalized, g) >= %s AND {where}
             GROUP BY e.id ORDER BY 2 DESC, 1 LIMIT %s""",
-        [grams, threshold, *params, limit]))
+        [grams, threshold, *params, limit], threshold=threshold))
+
+
+def _rows_similar(sql: str, params: Sequence[Any], *, threshold: float) -> list[tuple[Any, ...]]:
+    """`sql` with pg_trgm's `%` at `threshold` (its default is 0.3): the trigram index then
+    leaves out what the strategy's own threshold would drop anyway."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('pg_trgm.similarity_threshold', %s, true)",
+                       [str(threshold)])
+        cursor.execute(sql, params)
+        return list(cursor.fetchall())
 
 
 # ---- vector ----------------------------------------------------------------------------

@@ -3,8 +3,8 @@
 A query matches any of its words' stems (`cortex_tsq`). A stem found in a large share of a
 source's rows (a number, a common verb) would make the ranking read and score tens of
 thousands of rows for every recall. So each source matches on the query's rarest stems, as
-many as PostgreSQL's own statistics (the lexeme frequencies ANALYZE keeps) say fit in
-`fulltext_row_budget` rows, and always the rarest one; every stem still counts in the
+many as PostgreSQL's own statistics (the lexeme frequencies ANALYZE keeps) say fit in the
+source's `fulltext_row_budget` rows, and always the rarest one; every stem still counts in the
 ranking. When the whole query fits the budget (any small graph), nothing is left out.
 """
 
@@ -104,7 +104,7 @@ def _fitting(stems: list[str], stats: TermStats, budget: int) -> list[str]:
     return sorted(kept)
 
 
-def text_query(*, query: str, budget: int, ttl_seconds: float) -> TextQuery:
+def text_query(*, query: str, budget: Mapping[str, int], ttl_seconds: float) -> TextQuery:
     """The query's stems (one statement), and what each source must match."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT cortex_tsq(%s)::text", [query])
@@ -112,7 +112,8 @@ def text_query(*, query: str, budget: int, ttl_seconds: float) -> TextQuery:
     stems = [m.replace("''", "'") for m in _LEXEME.findall(rank)]
     match: dict[str, str] = {}
     for source in SOURCES:
-        kept = _fitting(stems, term_stats(source=source, ttl_seconds=ttl_seconds), budget)
+        stats = term_stats(source=source, ttl_seconds=ttl_seconds)
+        kept = _fitting(stems, stats, budget[source])
         if len(kept) < len(stems):
             match[source] = _tsquery(kept)
     return TextQuery(rank=rank, match=match)
