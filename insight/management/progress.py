@@ -1,8 +1,10 @@
-"""A rich progress bar (files, MB, events/s) and the summary table for `cortex ingest`."""
+"""A rich progress bar for `cortex ingest` (files, MB, events; with the stages that follow the
+raw log: observations, retained, entities; rate and time left) and its summary table."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
@@ -10,15 +12,19 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 from rich.table import Table
 
 from insight.producers.base import IngestSummary
+from insight.services.first_import import StageTally
+
+Stages = Callable[[], StageTally]
 
 
 class RichProgress:
-    def __init__(self, console: Console, *, enabled: bool) -> None:
-        self.console, self.enabled = console, enabled
+    def __init__(self, console: Console, *, enabled: bool, stages: Stages | None = None) -> None:
+        self.console, self.enabled, self.stages = console, enabled, stages
+        self.raw_finished: float | None = None
         self.bar: Progress | None = None
         self.task: TaskID | None = None
         self.files = self.total_files = self.events = 0
-        self.bytes = 0
+        self.bytes = self.total_bytes = 0
         self.started = time.monotonic()
         self.last_draw = 0.0
 
@@ -27,7 +33,8 @@ class RichProgress:
             self.bar = Progress(
                 TextColumn("[bold]{task.description}"), BarColumn(),
                 TextColumn("{task.fields[files]}"), TextColumn("{task.fields[mb]}"),
-                TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),
+                TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[stages]}"),
+                TimeElapsedColumn(), TextColumn("{task.fields[left]}"),
                 console=self.console, transient=False,
             )
             self.bar.__enter__()
@@ -42,7 +49,7 @@ class RichProgress:
         self.total_files, self.started = files, time.monotonic()
         if self.bar is not None:
             self.task = self.bar.add_task("ingest", total=total_bytes or files or 1,
-                                          files="", mb="", rate="")
+                                          files="", mb="", rate="", stages="", left="")
         self.total_bytes = total_bytes
 
     def advance(self, *, files: int = 0, bytes_read: int = 0, events: int = 0) -> None:
@@ -51,19 +58,41 @@ class RichProgress:
         self.events += events
         self._draw()
 
+    def raw_done(self) -> None:
+        """The raw log is complete: from now on the bar follows the retain stage."""
+        self.raw_finished = time.monotonic()
+        self._draw(force=True)
+
+    def tick(self) -> None:
+        self._draw()
+
     def _draw(self, *, force: bool = False) -> None:
         now = time.monotonic()
         if self.bar is None or self.task is None or (not force and now - self.last_draw < 0.1):
             return
         self.last_draw = now
         elapsed = max(now - self.started, 1e-6)
-        self.bar.update(
-            self.task,
-            completed=self.bytes if self.total_bytes else self.files,
-            files=f"{self.files}/{self.total_files} files",
-            mb=f"{self.bytes / 1e6:,.1f}/{self.total_bytes / 1e6:,.1f} MB",
-            rate=f"{self.events / elapsed:,.0f} events/s",
-        )
+        raw_elapsed = max((self.raw_finished or now) - self.started, 1e-6)
+        tally = self.stages() if self.stages is not None else None
+        fields: dict[str, Any] = {
+            "files": f"{self.files}/{self.total_files} files",
+            "mb": f"{self.bytes / 1e6:,.1f}/{self.total_bytes / 1e6:,.1f} MB",
+            "rate": f"{self.bytes / 1e6 / raw_elapsed:,.1f} MB/s, {self.events:,} events",
+            "stages": "" if tally is None else
+            f"{tally.observations_created:,} obs, {tally.retained:,} retained "
+            f"({tally.retained / elapsed:,.0f}/s), {tally.entities_created:,} entities",
+        }
+        if self.raw_finished is None or tally is None:
+            done, total = (self.bytes, self.total_bytes) if self.total_bytes else (
+                self.files, self.total_files)
+            rate = done / raw_elapsed
+        else:
+            done, total = tally.retained, max(tally.observations_created, 1)
+            rate = tally.retained / max(now - self.raw_finished, 1e-6)
+            self.bar.update(self.task, description="retain")
+        left = (total - done) / rate if rate > 0 and total > done else 0.0
+        self.bar.update(self.task, completed=done, total=max(total, 1),
+                        left=f"~{left:,.0f} s left", **fields)
 
 
 def summary_table(summary: IngestSummary) -> Table:
@@ -89,4 +118,17 @@ def summary_table(summary: IngestSummary) -> Table:
     ]
     for what, count in rows:
         table.add_row(what, count)
+    return table
+
+
+def stages_table(tally: StageTally) -> Table:
+    table = Table(title="analysis and retain", show_header=False)
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    for what, count in (("events analyzed", tally.events_analyzed),
+                        ("observations created", tally.observations_created),
+                        ("observations retained", tally.retained),
+                        ("entities created", tally.entities_created),
+                        ("observations given up", tally.gave_up)):
+        table.add_row(what, f"{count:,}")
     return table

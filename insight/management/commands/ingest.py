@@ -1,4 +1,6 @@
-"""`cortex ingest claude-code [PATH] | git PATH | gh FILE`: read a source into the event log."""
+"""`cortex ingest claude-code [PATH] | git PATH | gh FILE`: read a source into the event log,
+and (unless --raw-only) analyze and retain it as the log fills: when the command returns,
+nothing it read is left pending (insight/services/first_import.py)."""
 
 from __future__ import annotations
 
@@ -8,10 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from rich.console import Console
 
-from insight.management.progress import RichProgress, summary_table
+from insight.management.first_import import follower_start
+from insight.management.progress import RichProgress, stages_table, summary_table
 from insight.producers.base import Producer
 from insight.producers.claude_code import ClaudeCodeProducer, default_roots
 from insight.producers.gh import GhProducer
@@ -34,18 +38,37 @@ class Command(BaseCommand):
         for p in (claude, git, gh):
             p.add_argument("--json", action="store_true", help="print the summary as JSON")
             p.add_argument("--no-progress", action="store_true")
+            p.add_argument("--raw-only", action="store_true",
+                           help="only the raw log; leave analysis and retain to the workers "
+                           "(cortex up) or to `cortex analyze` and `cortex retain`")
 
     def handle(self, *args: Any, **options: Any) -> None:
         producer = self._producer(options)
         console = Console(stderr=True)
         enabled = console.is_terminal and not options["json"] and not options["no_progress"]
-        with RichProgress(console, enabled=enabled) as progress:
-            summary = producer.run(progress=progress)
+        follower = None if options["raw_only"] else follower_start(redis_url=settings.REDIS_URL)
+        try:
+            with RichProgress(console, enabled=enabled,
+                              stages=follower.tally if follower else None) as progress:
+                summary = producer.run(progress=progress)
+                if follower is not None:
+                    follower.raw_done()
+                    progress.raw_done()
+                    if follower.wait(progress.tick) != 0:
+                        raise CommandError("analysis or retain stopped (see the log above); "
+                                           "`cortex analyze` then `cortex retain` resume it")
+        finally:
+            if follower is not None:
+                follower.stop()
+        stages = follower.tally() if follower is not None else None
         if options["json"]:
-            self.stdout.write(orjson.dumps(summary.as_dict()).decode())
+            data = summary.as_dict() | ({"stages": stages.as_dict()} if stages else {})
+            self.stdout.write(orjson.dumps(data).decode())
         else:
             buffer = io.StringIO()
             Console(file=buffer, width=80).print(summary_table(summary))
+            if stages is not None:
+                Console(file=buffer, width=80).print(stages_table(stages))
             self.stdout.write(buffer.getvalue().rstrip("\n"))
 
     def _producer(self, options: dict[str, Any]) -> Producer:

@@ -1,0 +1,76 @@
+"""The analysis and retain stages of `cortex ingest` in a process of their own, beside the
+raw ingestion (the GIL would serialize them in threads), on the same database; counts come
+back through shared memory for the progress display.
+
+The follower stops when the importer is gone (a SIGKILL leaves committed state only: the
+next run resumes), and exits non-zero when a stage fails."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable
+from dataclasses import fields
+from typing import Any
+from urllib.parse import quote
+
+from django.db import connection
+
+from insight.management.first_import_main import follow_main
+from insight.services.first_import import StageTally
+
+POLL_SECONDS = 0.2  # how often the follower looks for new events while it waits
+LOCK_TIMEOUT_SECONDS = 5.0  # a worker holding the retain lock: wait this long, then analyze
+FIELDS = [f.name for f in fields(StageTally)]
+_SPAWN = multiprocessing.get_context("spawn")
+
+
+def connection_url() -> str:
+    """The URL of the database this process is connected to (a test database too)."""
+    s = connection.settings_dict
+    host = s["OPTIONS"].get("host") or s["HOST"] or "localhost"
+    user = quote(s["USER"] or "")
+    password = f":{quote(s['PASSWORD'])}" if s["PASSWORD"] else ""
+    if host.startswith("/"):
+        return f"postgresql://{user}{password}@/{quote(s['NAME'])}?host={quote(host)}"
+    return f"postgresql://{user}{password}@{host}:{s['PORT'] or 5432}/{quote(s['NAME'])}"
+
+
+def follower_start(*, redis_url: str) -> Follower | None:
+    """None inside a transaction: the follower could not see the events before it commits
+    (the stages are then left to `cortex analyze` / `cortex retain` or the workers)."""
+    if connection.in_atomic_block:
+        return None
+    return Follower(database_url=connection_url(), redis_url=redis_url)
+
+
+class Follower:
+    """Start it before the raw ingestion; `raw_done()` once the raw log is complete;
+    `wait(tick)` calls `tick` while the follower finishes."""
+
+    def __init__(self, *, database_url: str, redis_url: str) -> None:
+        self.counts = _SPAWN.Array("q", len(FIELDS), lock=False)
+        self._done = _SPAWN.Event()
+        self.process = _SPAWN.Process(
+            target=follow_main, name="cortex-first-import", daemon=True,
+            args=(database_url, redis_url, self.counts, self._done, os.getpid(), POLL_SECONDS,
+                  LOCK_TIMEOUT_SECONDS))
+        self.process.start()
+
+    def tally(self) -> StageTally:
+        return StageTally(**dict(zip(FIELDS, list(self.counts), strict=True)))
+
+    def raw_done(self) -> None:
+        self._done.set()
+
+    def wait(self, tick: Callable[[], Any], *, interval: float = 0.2) -> int:
+        """The follower's exit code, once it exits."""
+        while self.process.is_alive():
+            self.process.join(interval)
+            tick()
+        return int(self.process.exitcode or 0)
+
+    def stop(self) -> None:
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join(5)

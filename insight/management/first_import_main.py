@@ -1,0 +1,28 @@
+"""The entry point of the first import's follower process (insight/management/first_import.py).
+Spawned: a fresh interpreter unpickles this module before Django is set up, so it imports
+nothing of Django or of the apps until `django.setup()` ran."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from multiprocessing.sharedctypes import SynchronizedArray
+from multiprocessing.synchronize import Event
+
+
+def follow_main(database_url: str, redis_url: str, counts: SynchronizedArray[int],
+                raw_done: Event, parent: int, poll_seconds: float, lock_timeout: float) -> None:
+    os.environ["DATABASE_URL"], os.environ["REDIS_URL"] = database_url, redis_url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")
+    import django
+
+    django.setup()
+    from insight.services.first_import import StageTally, first_import_follow
+
+    names = [f.name for f in dataclasses.fields(StageTally)]
+
+    def report(tally: StageTally) -> None:
+        counts[:] = [getattr(tally, name) for name in names]
+
+    first_import_follow(raw_done=raw_done.is_set, alive=lambda: os.getppid() == parent,
+                        report=report, poll_seconds=poll_seconds, lock_timeout=lock_timeout)

@@ -1,0 +1,87 @@
+"""The stages after the raw log, run as it fills (`cortex ingest` without --raw-only): the
+analyzers read what was committed, and the Retain Job retains what the analyzers made, in
+turn, until the raw log is complete and nothing is left pending.
+
+Nothing here is new machinery: analysis batches (insight/services/analysis.py) and retain
+runs (memory/services/retain.py) keep their transactions, cursors, horizon and canonical
+order, so the graph is the one the sequential commands (or the Celery workers) build, and an
+interruption at any point resumes where the committed state says."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from insight.services.analysis import analysis_batch_run, analyzed_sources
+from memory.config import DecayConfig, config_get
+from memory.services.locks import RetainBusy, retain_lock
+from memory.services.retain import retain_run
+
+
+@dataclass
+class StageTally:
+    """What the stages did so far (read by the progress display)."""
+
+    events_analyzed: int = 0
+    observations: int = 0
+    observations_created: int = 0
+    retained: int = 0
+    entities_created: int = 0
+    gave_up: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return dict(vars(self))
+
+
+Report = Callable[[StageTally], None]
+
+
+def _analyze_step(tally: StageTally) -> bool:
+    """One batch per source; True when some analyzer moved (or more is waiting)."""
+    moved = False
+    for source in analyzed_sources():
+        report = analysis_batch_run(source=source)
+        tally.events_analyzed += report.events
+        tally.observations += report.observations
+        tally.observations_created += sum(report.created.values())
+        moved = moved or bool(report.events) or report.more
+    return moved
+
+
+def _retain_step(tally: StageTally, config: DecayConfig, lock_timeout: float) -> bool:
+    try:
+        with retain_lock(timeout=lock_timeout):
+            report = retain_run(limit=config.retain.batch_size, config=config)
+    except RetainBusy:  # a worker (cortex up) is retaining: it does the same work
+        return True
+    tally.retained += report.processed
+    tally.entities_created += report.chunks.created
+    tally.gave_up += report.gave_up
+    return bool(report.processed or report.gave_up)
+
+
+def first_import_follow(
+    *,
+    raw_done: Callable[[], bool],
+    alive: Callable[[], bool],
+    report: Report,
+    poll_seconds: float,
+    lock_timeout: float,
+    config: DecayConfig | None = None,
+) -> StageTally:
+    """Analyze and retain as the raw log fills; return once `raw_done()` held before a round
+    in which neither stage found anything to do (or when `alive()` fails: the importer is
+    gone, and its next run resumes)."""
+    config = config or config_get()
+    tally = StageTally()
+    while alive():
+        finished = raw_done()  # read before the round: no event can follow it
+        moved = _analyze_step(tally)
+        moved = _retain_step(tally, config, lock_timeout) or moved
+        report(tally)
+        if not moved:
+            if finished:
+                break
+            time.sleep(poll_seconds)
+    return tally

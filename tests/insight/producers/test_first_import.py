@@ -1,0 +1,129 @@
+"""`cortex ingest claude-code` runs analysis and retain as the raw log fills: when it returns
+nothing is pending, and a SIGKILL at any point then a re-run gives the log of one clean run
+and the graph a replay of that log gives (event ids and commit order differ from one import
+to another, so two imports' graphs are compared through the replay: graph_rebuild). Runs
+the command as subprocesses on the test database (committed rows: transactional tests)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import pgtrigger
+import psutil
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+
+from insight.demo.corpus import corpus_write
+from memory.models import Observation, ObservationStatus
+from memory.models.events import MemoryEvent
+from memory.selectors.graph import graph_digest
+from memory.services.embeddings import embedding_passes_run
+from memory.services.rebuild import graph_rebuild
+from tests.retain.workers import database_url
+
+from .helpers import SESSION, append, line, record, write
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+CORTEX = shutil.which("cortex") or str(Path(sys.executable).parent / "cortex")
+SECRET = "AKIA" + "QYLPMN5HHHFPZAM2"  # an AWS access key id, built so no scanner trips here
+
+
+def _corpus(tmp_path: Path) -> Path:
+    root = corpus_write(tmp_path / "corpus", seed=21, size_bytes=1_500_000,
+                        git=False).projects_root
+    odd = root / "-home-op-code-odd" / f"{SESSION}.jsonl"
+    write(odd, record("s1", text=f"deploy with aws key {SECRET} please"))
+    append(odd, b"{not json\n" + line(record("s2", kind="assistant"))[:30])  # torn at the end
+    return root
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": settings.REDIS_URL,
+            "CORTEX_LOG_LEVEL": "WARNING"}
+
+
+def _ingest(root: Path) -> dict[str, object]:
+    done = subprocess.run([CORTEX, "ingest", "claude-code", str(root), "--json"], env=_env(),
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-3000:]
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def _killed_midway(root: Path, *, once: str) -> None:
+    """Started, then SIGKILLed once `once` (events, observations) has begun to fill; its
+    follower stops on its own (the importer is gone)."""
+    process = subprocess.Popen([CORTEX, "ingest", "claude-code", str(root), "--json"],
+                               env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    model = MemoryEvent if once == "events" else Observation
+    deadline = time.monotonic() + 300
+    while not model.objects.exists():
+        assert process.poll() is None and time.monotonic() < deadline, "finished before a kill"
+        time.sleep(0.05)
+    children = psutil.Process(process.pid).children(recursive=True)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    _, alive = psutil.wait_procs(children, timeout=60)
+    assert not alive, "the follower outlived the importer"
+
+
+def _log_digest() -> str:
+    digest = hashlib.sha256()
+    rows = MemoryEvent.objects.order_by("source", "source_id").values_list(
+        "source", "source_id", "type", "subtype", "occurred_at", "project", "correlation_session",
+        "correlation_thread", "correlation_parent",
+        "payload")
+    for row in rows:
+        digest.update(orjson.dumps(row, default=str) + b"\n")
+    return digest.hexdigest()
+
+
+def _wipe() -> None:
+    with pgtrigger.ignore("memory.MemoryEvent:no_truncate"):
+        call_command("flush", interactive=False, verbosity=0)
+
+
+@pytest.mark.parametrize("once", ["events", "observations"])
+def test_a_sigkill_then_a_rerun_gives_one_clean_run(tmp_path: Path, once: str) -> None:
+    root = _corpus(tmp_path)
+    summary = _ingest(root)
+    stages = summary["stages"]
+    assert isinstance(stages, dict)
+    assert not Observation.objects.filter(status=ObservationStatus.PENDING).exists()
+    assert stages["retained"] == Observation.objects.count() > 0
+    assert summary["pending_partial_lines"] == 1
+    assert summary["malformed"] == {"unparseable": 1}
+    clean = (_log_digest(), MemoryEvent.objects.count())
+
+    _wipe()
+    _killed_midway(root, once=once)
+    _ingest(root)
+    assert not Observation.objects.filter(status=ObservationStatus.PENDING).exists()
+    assert (_log_digest(), MemoryEvent.objects.count()) == clean
+    embedding_passes_run()  # the offline pass the workers run; the replay runs it too
+    assert graph_digest() == graph_rebuild().digest
+    assert not MemoryEvent.objects.filter(payload__icontains=SECRET).exists()
+    stored = MemoryEvent.objects.get(source_id="s1").payload["message"]["content"]
+    assert SECRET not in stored and "[REDACTED:aws-access-key]" in stored
+    assert not MemoryEvent.objects.filter(source_id="s2").exists()  # the torn line waits
+
+
+def test_raw_only_leaves_the_stages_to_the_workers(tmp_path: Path) -> None:
+    root = tmp_path / "projects"
+    write(root / "-enc" / f"{SESSION}.jsonl", record("u1", text="please always run the tests"))
+    done = subprocess.run([CORTEX, "ingest", "claude-code", str(root), "--json", "--raw-only"],
+                          env=_env(), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "stages" not in json.loads(done.stdout.strip().splitlines()[-1])
+    assert MemoryEvent.objects.count() == 1 and not Observation.objects.exists()
+
