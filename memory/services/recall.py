@@ -8,6 +8,7 @@ weighed by strength as a bounded boost, each returned hit reinforced once in one
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -123,6 +124,16 @@ def _query_vector(query: str, config: DecayConfig) -> Sequence[float]:
     return list(embedder.embed_query([query])[0])
 
 
+# One thread: the embedder computes outside the GIL while the other strategies' statements
+# run in PostgreSQL, so a recall waits for the longer of the two, not for their sum.
+_EMBEDDING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recall-embed")
+
+
+def _query_vector_soon(query: str, on: tuple[str, ...],
+                       config: DecayConfig) -> Future[Sequence[float]] | None:
+    return _EMBEDDING.submit(_query_vector, query, config) if "vector" in on else None
+
+
 def recall_warm(*, config: DecayConfig | None = None) -> None:
     """Load the query embedder now (a web worker at its start) when the vector strategy is
     on: its first query pays the model's load, seconds, which no request should wait for."""
@@ -164,9 +175,8 @@ def _fulltext_entities(*, query: str, scope: Scope, section: RecallSection
     return ranked[:n], mentioned
 
 
-def _vector_entities(*, query: str, scope: Scope, section: RecallSection,
-                     config: DecayConfig) -> list[Candidate]:
-    vector = _query_vector(query, config)
+def _vector_entities(*, vector: Sequence[float], scope: Scope,
+                     section: RecallSection) -> list[Candidate]:
     n = section.candidates
     names = strategies.vector_names(vector=vector, scope=scope, limit=n)
     memories = strategies.vector_memories(vector=vector, scope=scope, limit=n)
@@ -218,6 +228,7 @@ def _entity_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
                  include_faded: bool, use_strength: bool, section: RecallSection,
                  config: DecayConfig) -> list[Hit]:
     n = section.candidates
+    vector = _query_vector_soon(query, on, config)
     lists: dict[str, list[Candidate]] = {}
     mentioned: dict[int, list[int]] = {}
     if "fulltext" in on:
@@ -226,9 +237,9 @@ def _entity_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
     if "trigram" in on:
         lists["trigram"] = strategies.trigram_names(
             query=query, scope=scope, limit=n, threshold=section.trigram_threshold)
-    if "vector" in on:
-        lists["vector"] = _vector_entities(query=query, scope=scope, section=section,
-                                           config=config)
+    if vector is not None:
+        lists["vector"] = _vector_entities(vector=vector.result(), scope=scope,
+                                           section=section)
     fused = fuse(lists, weights=section.weights, method=section.fusion, rrf_k=section.rrf_k)
     if "graph" in on and fused and section.graph_hops:
         seeds = dict(sorted(fused.items(), key=lambda kv: -kv[1].relevance)[:section.graph_seeds])
@@ -284,6 +295,7 @@ def _memory_strength_rows(ids: Collection[int], *, at: datetime,
 def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
                  use_strength: bool, section: RecallSection, config: DecayConfig) -> list[Hit]:
     n = section.candidates
+    vector = _query_vector_soon(query, on, config)
     lists: dict[str, list[Candidate]] = {}
     if "fulltext" in on:
         text = _text_query(query, section)
@@ -294,11 +306,10 @@ def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
             [Candidate(("memory", _id(c.ref)), c.score * worth["memories"]) for c in memories]
             + [Candidate(("fact", _id(c.ref)), c.score * worth["facts"]) for c in facts],
             key=lambda c: -c.score)
-    if "vector" in on:
-        vector = _query_vector(query, config)
+    if vector is not None:
         lists["vector"] = [Candidate(("memory", _id(c.ref)), c.score)
-                           for c in strategies.vector_memories(vector=vector, scope=scope,
-                                                               limit=n)]
+                           for c in strategies.vector_memories(vector=vector.result(),
+                                                               scope=scope, limit=n)]
     fused = fuse(lists, weights=section.weights, method=section.fusion, rrf_k=section.rrf_k)
     memories_by_id = _memory_strength_rows([ident for kind, ident in _refs(fused, "memory")],
                                            at=scope.at, config=config)
