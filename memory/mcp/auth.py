@@ -1,17 +1,22 @@
-"""Who calls: the agent behind a knox token (checked as memory/api/auth.py checks it), and
-whether it holds a scope. Refusals are DomainErrors with the API's codes."""
+"""Who calls: the agent behind a knox token (checked as memory/api/auth.py checks it),
+whether it holds a scope, and its rate (the REST API's, one budget). Refusals are
+DomainErrors with the API's codes."""
 
 from __future__ import annotations
 
 import binascii
+import math
+import time
 from hmac import compare_digest
 
 from django.utils import timezone
 from knox.crypto import hash_token
 from knox.settings import CONSTANTS
+from rest_framework.settings import api_settings
 
 from memory.errors import DomainError
 from memory.models.agents import Agent
+from memory.rate_limits import agent_rate_spend
 from memory.selectors.tokens import token_candidates
 
 TOKEN_SCHEMES = ("token", "bearer")
@@ -26,6 +31,11 @@ class NotAuthenticated(DomainError):
 class PermissionDenied(DomainError):
     status = 403
     default_code = "permission_denied"
+
+
+class Throttled(DomainError):
+    status = 429
+    default_code = "throttled"
 
 
 def header_token(value: str | None) -> str:
@@ -61,8 +71,20 @@ def agent_authenticate(*, token: str | None) -> Agent:
     raise NotAuthenticated()
 
 
+def agent_rate_check(*, agent: Agent) -> None:
+    """One call spent from the agent's rate (the REST API's budget: the same counter)."""
+    rate = agent.rate_limit or api_settings.DEFAULT_THROTTLE_RATES.get("agent")
+    if not rate:
+        return
+    wait = agent_rate_spend(agent_id=agent.pk, rate=str(rate), now=time.time())
+    if wait is not None:
+        raise Throttled(f"Request was throttled. Expected available in {math.ceil(wait)} "
+                        "seconds.")
+
+
 def agent_with_scope(*, token: str | None, scope: str) -> Agent:
     agent = agent_authenticate(token=token)
     if not agent.has_scope(scope):
         raise PermissionDenied(f"This token lacks the scope '{scope}'.")
+    agent_rate_check(agent=agent)
     return agent

@@ -9,11 +9,14 @@ from typing import Any
 
 import anyio
 import pytest
+import redis
+from django.conf import settings
 from mcp import Client
 
 from insight.services.analysis import analysis_drain
 from memory.models import CompiledTrigger
 from memory.models.events import MemoryEvent
+from memory.services.agents import agent_create
 from memory.services.compiled_truth import compiled_truth_rebuild
 from memory.services.retain import retain_drain
 from memory.services.taxonomy import taxonomy_sync
@@ -175,3 +178,21 @@ def test_an_unknown_entity_is_not_found(connect: Connect, token: str) -> None:
     error = body(call(connect, token, "feedback", {"key": "world:person:nobody",
                                                    "outcome": "positive"}))["error"]
     assert error["code"] == "not_found"
+
+
+def test_the_agent_rate_is_the_rest_apis_one_budget(connect: Connect) -> None:
+    agent, limited = agent_create(name="limited-mcp", scopes=["recall:read"],
+                                  rate_limit="2/min")
+    broker = redis.Redis.from_url(settings.REDIS_URL)
+    stale = list(broker.scan_iter(f"cortex:throttle:agent:{agent.pk}:*"))
+    if stale:  # an agent of an earlier run had this id in this window
+        broker.delete(*stale)
+
+    async def scenario(client: Client) -> Any:
+        return [await client.call_tool("recall", {"query": "anything"}) for _ in range(3)]
+
+    first, second, third = run(connect, limited, scenario)
+    assert not first.is_error and not second.is_error
+    error = body(third)["error"]
+    assert third.is_error and error["code"] == "throttled"
+    assert error["message"].startswith("Request was throttled.")
