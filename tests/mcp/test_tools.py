@@ -8,6 +8,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import anyio
+import orjson
 import pytest
 import redis
 from django.conf import settings
@@ -196,3 +197,18 @@ def test_the_agent_rate_is_the_rest_apis_one_budget(connect: Connect) -> None:
     error = body(third)["error"]
     assert third.is_error and error["code"] == "throttled"
     assert error["message"].startswith("Request was throttled.")
+
+
+def test_an_unknown_entity_resource_is_not_found_with_the_error_shape(connect: Connect,
+                                                                      token: str) -> None:
+    async def scenario(client: Client) -> Any:
+        await client.read_resource("cortex://entity/world:person:nobody")
+
+    with pytest.raises(BaseException) as refused:
+        run(connect, token, scenario)
+    error = refused.value
+    while isinstance(error, BaseExceptionGroup):
+        error = error.exceptions[0]
+    shape = orjson.loads(str(error))
+    assert shape["error"]["code"] == "not_found" and shape["error"]["fields"] == {
+        "key": "No such entity."}
