@@ -2,8 +2,11 @@
 raw ingestion (the GIL would serialize them in threads), on the same database; counts come
 back through shared memory for the progress display.
 
-The follower stops when the importer is gone (a SIGKILL leaves committed state only: the
-next run resumes), and exits non-zero when a stage fails."""
+The follower is spawned once the raw log has new events: a run that stores nothing (an
+unchanged corpus) runs the stages in its own process instead, where they find what an
+interrupted run left, or nothing, in a few queries. The follower stops when the importer is
+gone (a SIGKILL leaves committed state only: the next run resumes), and exits non-zero when
+a stage fails."""
 
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from urllib.parse import quote
 from django.db import connection
 
 from insight.management.first_import_main import follow_main
-from insight.services.first_import import StageTally
+from insight.services.first_import import StageTally, first_import_follow
 
 POLL_SECONDS = 0.2  # how often the follower looks for new events while it waits
 LOCK_TIMEOUT_SECONDS = 5.0  # a worker holding the retain lock: wait this long, then analyze
@@ -36,12 +39,44 @@ def connection_url() -> str:
     return f"postgresql://{user}{password}@{host}:{s['PORT'] or 5432}/{quote(s['NAME'])}"
 
 
-def follower_start(*, redis_url: str) -> Follower | None:
-    """None inside a transaction: the follower could not see the events before it commits
-    (the stages are then left to `cortex analyze` / `cortex retain` or the workers)."""
-    if connection.in_atomic_block:
-        return None
-    return Follower(database_url=connection_url(), redis_url=redis_url)
+class Stages:
+    """`events_stored()` from any thread once a batch committed events; `poll()` from the
+    main thread spawns the follower then; `finish(tick)` once the raw log is complete.
+    Inside a transaction nothing runs: the stages could not see the events before it
+    commits (they are left to `cortex analyze` / `cortex retain` or the workers)."""
+
+    def __init__(self, *, redis_url: str) -> None:
+        self.redis_url = redis_url
+        self.enabled = not connection.in_atomic_block
+        self.follower: Follower | None = None
+        self._wanted = False
+        self._inline = StageTally()
+
+    def events_stored(self) -> None:
+        self._wanted = True
+
+    def poll(self) -> None:
+        if self.enabled and self._wanted and self.follower is None:
+            self.follower = Follower(database_url=connection_url(), redis_url=self.redis_url)
+
+    def tally(self) -> StageTally:
+        return self.follower.tally() if self.follower is not None else self._inline
+
+    def finish(self, tick: Callable[[], Any]) -> int:
+        """The exit code of the stages (0: nothing is left pending)."""
+        if not self.enabled:
+            return 0
+        if self.follower is not None:
+            self.follower.raw_done()
+            return self.follower.wait(tick)
+        self._inline = first_import_follow(raw_done=lambda: True, alive=lambda: True,
+                                           report=lambda _: tick(), poll_seconds=POLL_SECONDS,
+                                           lock_timeout=LOCK_TIMEOUT_SECONDS)
+        return 0
+
+    def stop(self) -> None:
+        if self.follower is not None:
+            self.follower.stop()
 
 
 class Follower:

@@ -3,9 +3,9 @@ raw log: observations, retained, entities; rate and time left) and its summary t
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
@@ -14,7 +14,15 @@ from rich.table import Table
 from insight.producers.base import IngestSummary
 from insight.services.first_import import StageTally
 
-Stages = Callable[[], StageTally]
+
+class Stages(Protocol):
+    """The stages after the raw log (insight/management/first_import.py)."""
+
+    def events_stored(self) -> None: ...
+
+    def poll(self) -> None: ...
+
+    def tally(self) -> StageTally: ...
 
 
 class RichProgress:
@@ -56,6 +64,11 @@ class RichProgress:
         self.files += files
         self.bytes += bytes_read
         self.events += events
+        if self.stages is not None:
+            if events:
+                self.stages.events_stored()  # the writer's thread: the batch committed
+            if threading.current_thread() is threading.main_thread():
+                self.stages.poll()
         self._draw()
 
     def raw_done(self) -> None:
@@ -73,7 +86,7 @@ class RichProgress:
         self.last_draw = now
         elapsed = max(now - self.started, 1e-6)
         raw_elapsed = max((self.raw_finished or now) - self.started, 1e-6)
-        tally = self.stages() if self.stages is not None else None
+        tally = self.stages.tally() if self.stages is not None else None
         fields: dict[str, Any] = {
             "files": f"{self.files}/{self.total_files} files",
             "mb": f"{self.bytes / 1e6:,.1f}/{self.total_bytes / 1e6:,.1f} MB",

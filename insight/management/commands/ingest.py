@@ -14,7 +14,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from rich.console import Console
 
-from insight.management.first_import import follower_start
+from insight.management.first_import import Stages
 from insight.management.progress import RichProgress, stages_table, summary_table
 from insight.producers.base import Producer
 from insight.producers.claude_code import ClaudeCodeProducer, default_roots
@@ -24,6 +24,9 @@ from insight.producers.git import GitProducer
 
 class Command(BaseCommand):
     help = "Ingest Claude Code transcripts, a git repository's history, or a gh export."
+    # The system checks import the URLconf (the API, the MCP server: ~2 s of CPU), which an
+    # ingestion never uses; `cortex check` runs them.
+    requires_system_checks: list[str] = []
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         sub = parser.add_subparsers(dest="kind", required=True)
@@ -46,15 +49,13 @@ class Command(BaseCommand):
         producer = self._producer(options)
         console = Console(stderr=True)
         enabled = console.is_terminal and not options["json"] and not options["no_progress"]
-        follower = None if options["raw_only"] else follower_start(redis_url=settings.REDIS_URL)
+        follower = None if options["raw_only"] else Stages(redis_url=settings.REDIS_URL)
         try:
-            with RichProgress(console, enabled=enabled,
-                              stages=follower.tally if follower else None) as progress:
+            with RichProgress(console, enabled=enabled, stages=follower) as progress:
                 summary = producer.run(progress=progress)
                 if follower is not None:
-                    follower.raw_done()
                     progress.raw_done()
-                    if follower.wait(progress.tick) != 0:
+                    if follower.finish(progress.tick) != 0:
                         raise CommandError("analysis or retain stopped (see the log above); "
                                            "`cortex analyze` then `cortex retain` resume it")
         finally:
