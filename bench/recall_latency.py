@@ -24,6 +24,7 @@ UserPromptSubmit p95 <= 300 ms.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import http.client
 import os
 import random
@@ -37,6 +38,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 import orjson
@@ -312,6 +314,69 @@ def hooks_measure(url: str, token: str, queries: Sequence[str], projects: Sequen
                   f"{target * 1000:.0f} ms]; printed a context {printed}/{runs}", flush=True)
 
 
+# ---- what dominates --------------------------------------------------------------------
+
+def _statement(sql: str) -> str:
+    words = " ".join(sql.split())
+    return words[:70] + ("..." if len(words) > 70 else "")
+
+
+def _statement_times(call: Callable[[str], object], queries: Sequence[str]
+                     ) -> tuple[float, dict[str, float]]:
+    """Seconds for every query, and seconds spent in each statement."""
+    from django.db import connection
+
+    spent: dict[str, float] = {}
+
+    def timed(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            key = _statement(sql)
+            spent[key] = spent.get(key, 0.0) + time.perf_counter() - started
+
+    started = time.perf_counter()
+    with connection.execute_wrapper(timed):
+        for query in queries:
+            call(query)
+    return time.perf_counter() - started, spent
+
+
+def dominant_print(queries: Sequence[str], *, top: int = 8) -> None:
+    """In this process, without HTTP: each statement's share of a recall and of a context
+    (every strategy but vector), and the query embedding's own time."""
+    from memory.config import config_get
+    from memory.retain.embedders import embedder_get
+    from memory.services.context import context_assemble
+    from memory.services.recall import recall_run
+
+    config = config_get()
+    section = config.recall
+    assert section is not None
+    novector = dataclasses.replace(config, recall=dataclasses.replace(
+        section, strategies=tuple(s for s in section.strategies if s != "vector")))
+    calls: dict[str, Callable[[str], object]] = {
+        "recall": lambda q: recall_run(query=q, reinforce=False, config=novector),
+        "context": lambda q: context_assemble(query=q, agent="bench", budget_tokens=800,
+                                              config=novector),
+    }
+    for name, call in calls.items():
+        elapsed, spent = _statement_times(call, queries)
+        in_sql = sum(spent.values()) * 1000 / len(queries)
+        print(f"  {name} without vector, in process: {elapsed * 1000 / len(queries):.1f} ms "
+              f"a request, {in_sql:.1f} ms of it in SQL; the heaviest statements (ms each):")
+        for key, seconds in sorted(spent.items(), key=lambda kv: -kv[1])[:top]:
+            print(f"    {seconds * 1000 / len(queries):6.1f}  {key}")
+    embedder = embedder_get(config.retain.embedder)
+    embedder.embed_query(["warm-up"])
+    started = time.perf_counter()
+    for query in queries:
+        embedder.embed_query([query])
+    print(f"  the query embedding ({config.retain.embedder}, this process's threads): "
+          f"{(time.perf_counter() - started) * 1000 / len(queries):.1f} ms a query")
+
+
 # ---- main ------------------------------------------------------------------------------
 
 def _load() -> str:
@@ -328,6 +393,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=400, help="per endpoint and variant")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
     parser.add_argument("--hook-runs", type=int, default=20)
+    parser.add_argument("--profile-queries", type=int, default=40)
     parser.add_argument("--variants", nargs="+", default=["vector", "novector"],
                         choices=["vector", "novector"])
     args = parser.parse_args()
@@ -353,6 +419,9 @@ def main() -> None:
                 print("hooks (a new interpreter per call, as Claude Code runs them):")
                 hooks_measure(url, token, queries, projects, runs=args.hook_runs)
             print(f"  load average after: {_load()}")
+    print("\nwhat dominates:")
+    dominant_print(queries[:args.profile_queries])
+    print(f"load average at the end: {_load()}")
 
 
 if __name__ == "__main__":

@@ -7,11 +7,12 @@ weighed by strength as a bounded boost, each returned hit reinforced once in one
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+import functools
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from django.db.models import Value
 
@@ -21,7 +22,7 @@ from memory.decay.sql import EntityColumns, strength_sql
 from memory.errors import Invalid
 from memory.models import Entity, Fact, Memory, MemoryEvent
 from memory.recall.fusion import Candidate, Fused, Ref, fuse, rank, strength_factor
-from memory.retain.embedders import embedder_get
+from memory.retain.embedders import Embedder, embedder_get
 from memory.selectors import recall as strategies
 from memory.selectors.entities import STRENGTH_NOW, entity_with_strength
 from memory.selectors.recall import RecallFilters, Scope
@@ -119,9 +120,20 @@ def recall_run(
 
 # ---- entities --------------------------------------------------------------------------
 
+# A query is often asked again soon (a context assembly recalls it with its project and
+# without; a session start asks for its project's): its embedding is kept, per embedder.
+QUERY_VECTORS_KEPT = 512
+
+
+@functools.lru_cache(maxsize=QUERY_VECTORS_KEPT)
+def _embedded(embedder: Embedder, query: str) -> tuple[float, ...]:
+    return tuple(float(x) for x in embedder.embed_query([query])[0])
+
+
 def _query_vector(query: str, config: DecayConfig) -> Sequence[float]:
-    embedder = embedder_get(config.retain.embedder)
-    return list(embedder.embed_query([query])[0])
+    # An embedder is hashable by identity (one instance per name, a new one when registered
+    # again); the Protocol does not say so.
+    return _embedded(cast(Hashable, embedder_get(config.retain.embedder)), query)
 
 
 # One thread: the embedder computes outside the GIL while the other strategies' statements
