@@ -1,9 +1,10 @@
 """Answering the bus's requests as the REST endpoints answer them (docs/nats.md): the token
 in an `Authorization: Token <token>` NATS header, checked by the API's own token
-authentication and the endpoint's scope; the input validated and answered by the same code
-as the views (memory/queries.py); JSON parsed as the API parses it; every refusal mapped by
-the API's own exception handler to `{"error": {"code", "message", "fields"}}` with its HTTP
-status. The API's classes are taken from REST_FRAMEWORK (the settings), as DRF takes them."""
+authentication, then the endpoint's scope and the API's throttles (the agent's rate); the
+input validated and answered by the same code as the views (memory/queries.py); JSON parsed
+as the API parses it; every refusal mapped by the API's own exception handler to
+`{"error": {"code", "message", "fields"}}` with its HTTP status. The API's classes are taken
+from REST_FRAMEWORK (the settings), as DRF takes them."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from rest_framework import exceptions
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
+from rest_framework.throttling import BaseThrottle
 
 from memory.errors import DomainError
 from memory.models.agents import Agent
@@ -45,9 +47,9 @@ class BusAnswer:
     body: dict[str, Any]
 
 
-def _authenticated_user(authorization: str | None) -> Any:
-    """The user behind the header, by the API's token authentication (the session one has
-    no meaning on the bus)."""
+def _authenticated(authorization: str | None) -> tuple[Any, Any]:
+    """(user, token) behind the header, by the API's token authentication (the session one
+    has no meaning on the bus)."""
     try:  # as an HTTP header: latin-1
         header = (authorization or "").encode("latin-1")
     except UnicodeEncodeError:
@@ -57,14 +59,28 @@ def _authenticated_user(authorization: str | None) -> Any:
     for authentication in api_settings.DEFAULT_AUTHENTICATION_CLASSES:
         if isinstance(authentication, type) and issubclass(authentication,
                                                            TokenAuthentication):
-            found = authentication().authenticate(shim)
+            found: tuple[Any, Any] | None = authentication().authenticate(shim)
             if found is not None:
-                return found[0]
+                return found
     raise exceptions.NotAuthenticated()
 
 
+def _throttle(user: Any, token: Any) -> None:
+    """The API's throttles (the agent's rate: one budget with REST and MCP), as DRF runs
+    them: every throttle asked, the longest wait refused."""
+    shim = SimpleNamespace(user=user, auth=token)
+    classes = typing.cast(list[type[BaseThrottle]], api_settings.DEFAULT_THROTTLE_CLASSES)
+    throttles = [throttle_class() for throttle_class in classes]
+    waits = [throttle.wait() for throttle in throttles
+             if not throttle.allow_request(shim, None)]  # type: ignore[arg-type]
+    if waits:
+        raise exceptions.Throttled(max((wait for wait in waits if wait is not None),
+                                       default=None))
+
+
 def _agent(authorization: str | None, scope: str) -> Agent:
-    user = _authenticated_user(authorization)
+    """Authentication, the scope, the rate: in REST's order."""
+    user, token = _authenticated(authorization)
     lacks = exceptions.PermissionDenied(f"This token lacks the scope '{scope}'.")
     try:
         agent: Agent = user.agent
@@ -72,6 +88,7 @@ def _agent(authorization: str | None, scope: str) -> Agent:
         raise lacks from error
     if not agent.has_scope(scope):
         raise lacks
+    _throttle(user, token)
     return agent
 
 

@@ -159,3 +159,15 @@ def test_a_bad_token_or_a_missing_scope_is_refused_as_the_api_refuses_it(
     status, body = _ask(responder, "recall", orjson.dumps(payload), token)
     assert status == expected and set(body["error"]) == {"code", "message", "fields"}
     assert _rest("get", "/api/recall/", token, payload) == (status, body)
+
+
+def test_the_agent_s_rate_is_one_budget_with_rest(responder: Bus) -> None:
+    token = agent_create(name="bus-busy", scopes=["recall:read"], rate_limit="2/day")[1]
+    payload = {"q": "Anya", "reinforce": False}
+    assert _ask(responder, "recall", orjson.dumps(payload), token)[0] == 200
+    assert _rest("get", "/api/recall/", token, {"q": "Anya", "reinforce": "false"})[0] == 200
+    status, body = _ask(responder, "recall", orjson.dumps(payload), token)
+    rest_status, rest = _rest("get", "/api/recall/", token, {"q": "Anya"})
+    assert status == rest_status == 429
+    assert body["error"]["code"] == rest["error"]["code"] == "throttled"
+    assert set(body["error"]) == {"code", "message", "fields"}
