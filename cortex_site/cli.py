@@ -46,6 +46,10 @@ def _prepare(argv: list[str]) -> None:
     django.setup()
     if get_commands().get(argv[0]) not in OWN_APPS:
         return
+    # Celery runs Django's system checks when a command first queues a task: they import the
+    # URLconf (the API, the MCP server), ~3 s of CPU for a `cortex remember` or an ingest's
+    # follower; `cortex check` runs them.
+    os.environ.setdefault("CELERY_SKIP_CHECKS", "1")
     from memory.services.setup import cortex_ensure
 
     if cortex_ensure():
