@@ -1,61 +1,38 @@
 """`/mcp/`: the MCP server over streamable HTTP, inside the WSGI web server (docs/mcp.md).
 
-The SDK's transport is ASGI; Django here is WSGI (gunicorn). The session manager runs in
-stateless JSON-response mode (every POST is answered by one JSON body, no session to keep
-between gunicorn workers, no SSE stream held open by a sync worker) on an event loop of its
-own, in a daemon thread per process, and each request reaches it through a2wsgi. The Django
-view authenticates first, so a bad or missing token is a 401 in the API's error shape before
-the MCP layer sees the request; each tool call authenticates again and checks its scope.
+The SDK's transport is ASGI; Django here is WSGI (gunicorn): memory/mcp/bridge.py runs it
+in stateless JSON-response mode behind a2wsgi. The view authenticates first, so a bad or
+missing token is a 401 in the API's error shape before the MCP layer sees the request; each
+tool call authenticates again and checks its scope.
 """
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from collections.abc import Callable, Iterable
 from functools import cache
 from io import BytesIO
-from typing import Any, cast
+from typing import Any
 
 import orjson
-from a2wsgi import ASGIMiddleware
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
-from mcp.server.transport_security import TransportSecuritySettings
 
 from memory.errors import DomainError
 from memory.mcp.auth import agent_authenticate, header_token
-from memory.mcp.results import error_shape
-from memory.mcp.server import mcp_server_build
+from memory.mcp.shape import error_shape
 
-ENDPOINT = "/mcp"
-# Django checks the Host header against ALLOWED_HOSTS before the view runs.
-NO_REBINDING_CHECK = TransportSecuritySettings(enable_dns_rebinding_protection=False)
 JSONRPC_REFUSED = -32001  # JSON-RPC's range for server-defined errors
-
-
-async def _serve(manager: Any, started: threading.Event) -> None:
-    async with manager.run():
-        started.set()
-        await asyncio.Event().wait()
-
-
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
 @cache
 def _bridge() -> WSGIApp:
-    """Built on first use in each process (after gunicorn forked it)."""
-    server = mcp_server_build()
-    app = server.streamable_http_app(streamable_http_path=ENDPOINT, stateless_http=True,
-                                     json_response=True, transport_security=NO_REBINDING_CHECK)
-    loop = asyncio.new_event_loop()
-    threading.Thread(target=loop.run_forever, name="mcp-http", daemon=True).start()
-    started = threading.Event()
-    asyncio.run_coroutine_threadsafe(_serve(server.session_manager, started), loop)
-    started.wait()
-    wsgi: WSGIApp = cast(WSGIApp, ASGIMiddleware(cast(Any, app), loop=loop))
-    return wsgi
+    """Built on first use in each process (after gunicorn forked it). Imported here, not at
+    the top: the SDK takes about a second to import, and the URLconf that imports this module
+    is loaded by every command's system checks."""
+    from memory.mcp.bridge import bridge_build
+
+    return bridge_build()
 
 
 class MethodNotAllowed(DomainError):
@@ -102,7 +79,7 @@ def mcp_view(request: HttpRequest) -> HttpResponse:
         return _refused(error, request.body)
     body = request.body
     environ = {**request.META, "wsgi.input": BytesIO(body),
-               "CONTENT_LENGTH": str(len(body)), "PATH_INFO": ENDPOINT, "SCRIPT_NAME": ""}
+               "CONTENT_LENGTH": str(len(body))}
     answer: dict[str, Any] = {}
 
     def start_response(status: str, headers: list[tuple[str, str]],

@@ -10,14 +10,7 @@ from mcp_types import CallToolResult, TextContent
 from pydantic import ValidationError
 
 from memory.errors import DomainError, Invalid
-
-
-def error_shape(error: DomainError) -> dict[str, Any]:
-    return {"error": {"code": error.code, "message": error.message, "fields": error.fields}}
-
-
-def error_text(error: DomainError) -> str:
-    return orjson.dumps(error_shape(error)).decode()
+from memory.mcp.shape import error_shape, error_text
 
 
 def error_result(error: DomainError) -> CallToolResult:

@@ -24,7 +24,8 @@ from memory.errors import DomainError, NotFound
 from memory.mcp import arguments as a
 from memory.mcp import tools
 from memory.mcp.auth import agent_with_scope, header_token
-from memory.mcp.results import error_result, error_text, invalid_arguments
+from memory.mcp.results import error_result, invalid_arguments
+from memory.mcp.shape import error_text
 from memory.selectors.entity_views import entity_detail
 
 logger = logging.getLogger(__name__)
