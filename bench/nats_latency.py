@@ -137,6 +137,25 @@ async def _requests(url: str, subject: str, token: str, count: int,
     return bus, local
 
 
+async def _floor(url: str, subject: str, count: int) -> list[float]:
+    """Requests refused before any query (no token): the bus, the responder's thread hop and
+    the error mapping, without the service."""
+    import nats
+
+    client = await nats.connect(url)
+    times = []
+    try:
+        for _ in range(count):
+            started = time.perf_counter()
+            reply = await client.request(subject, b'{"q": "x"}', timeout=30)
+            times.append(time.perf_counter() - started)
+            if (reply.headers or {}).get("Cortex-Status") != "401":
+                raise RuntimeError(reply.data.decode()[:300])
+    finally:
+        await client.close()
+    return times
+
+
 def _responder(env: dict[str, str]) -> subprocess.Popen[str]:
     process = subprocess.Popen([sys.executable, str(ROOT / "manage.py"), "nats"], env=env,
                                cwd=ROOT, stdout=subprocess.PIPE, text=True)
@@ -220,13 +239,16 @@ def main() -> None:
                         "recall:read").strip().splitlines()[-1]
         responder = _responder(env)
         try:
-            bus, local = asyncio.run(_requests(nats_url, f"{prefix}.memory.query.recall",
-                                               token, args.requests, args.seed))
+            subject = f"{prefix}.memory.query.recall"
+            floor = asyncio.run(_floor(nats_url, subject, args.requests))
+            bus, local = asyncio.run(_requests(nats_url, subject, token, args.requests,
+                                               args.seed))
         finally:
             responder.terminate()
             responder.wait(30)
         print(f"NATS request-reply recall (one client, sequential): {_percentiles(bus)}")
         print(f"the same recalls in process (no bus, interleaved): {_percentiles(local)}")
+        print(f"the bus alone (a request refused before any query): {_percentiles(floor)}")
         try:
             seconds, published = _publish(args.publish)
             print(f"outbox: {published:,} observations (the {args.publish:,} stored for it and "
