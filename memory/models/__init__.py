@@ -8,8 +8,8 @@ from memory.models.events import EventIdempotencyKey, MemoryEvent  # noqa: F401
 from memory.models.facts import Conflict, ConflictStatus, Fact, FactEvidence, FactStatus  # noqa: F401
 from memory.models.familiarity import PairFamiliarity, VocabularyTerm  # noqa: F401
 from memory.models.graph import Entity, EntityStatus, Relation, Route  # noqa: F401
-from memory.models.mentions import EntityAlias, EntityMention, RelationEvidence  # noqa: F401
 from memory.models.memories import Memory, MemoryEmbedding, MemoryMention  # noqa: F401
+from memory.models.mentions import EntityAlias, EntityMention, RelationEvidence  # noqa: F401
 from memory.models.merges import EntityMerge, MergeReason  # noqa: F401
 from memory.models.observations import Observation, ObservationStatus  # noqa: F401
 from memory.models.outbox import ObservationOutbox  # noqa: F401
