@@ -148,6 +148,7 @@ def _retain_child() -> None:
     import django
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")
+    os.environ.setdefault("CELERY_SKIP_CHECKS", "1")  # as `cortex`: a worker pays it at start
     django.setup()
     from memory.services.retain import retain_drain
 

@@ -31,6 +31,8 @@ def main() -> None:
         from django.core.management import execute_from_command_line
 
         execute_from_command_line(["cortex", *sys.argv[1:]])
+    except KeyboardInterrupt:
+        sys.exit("cortex: interrupted")
     except OperationalError as error:
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         sys.exit(f"cortex: the database cannot be reached ({reason}); check DATABASE_URL, "

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import signal
 from multiprocessing.sharedctypes import SynchronizedArray
 from multiprocessing.synchronize import Event
 
 
 def follow_main(database_url: str, redis_url: str, counts: SynchronizedArray[int],
                 raw_done: Event, parent: int, poll_seconds: float, lock_timeout: float) -> None:
+    # Ctrl-C reaches the whole process group: the importer stops this process (SIGTERM).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ["DATABASE_URL"], os.environ["REDIS_URL"] = database_url, redis_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")
     import django

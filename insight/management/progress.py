@@ -39,10 +39,9 @@ class RichProgress:
     def __enter__(self) -> RichProgress:
         if self.enabled:
             self.bar = Progress(
-                TextColumn("[bold]{task.description}"), BarColumn(),
-                TextColumn("{task.fields[files]}"), TextColumn("{task.fields[mb]}"),
-                TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[stages]}"),
-                TimeElapsedColumn(), TextColumn("{task.fields[left]}"),
+                TextColumn("[bold]{task.description}"), BarColumn(bar_width=12),
+                TextColumn("{task.fields[raw]}{task.fields[stages]}"), TimeElapsedColumn(),
+                TextColumn("{task.fields[left]}"),
                 console=self.console, transient=False,
             )
             self.bar.__enter__()
@@ -57,7 +56,7 @@ class RichProgress:
         self.total_files, self.started = files, time.monotonic()
         if self.bar is not None:
             self.task = self.bar.add_task("ingest", total=total_bytes or files or 1,
-                                          files="", mb="", rate="", stages="", left="")
+                                          raw="", stages="", left="")
         self.total_bytes = total_bytes
 
     def advance(self, *, files: int = 0, bytes_read: int = 0, events: int = 0) -> None:
@@ -88,12 +87,11 @@ class RichProgress:
         raw_elapsed = max((self.raw_finished or now) - self.started, 1e-6)
         tally = self.stages.tally() if self.stages is not None else None
         fields: dict[str, Any] = {
-            "files": f"{self.files}/{self.total_files} files",
-            "mb": f"{self.bytes / 1e6:,.1f}/{self.total_bytes / 1e6:,.1f} MB",
-            "rate": f"{self.bytes / 1e6 / raw_elapsed:,.1f} MB/s, {self.events:,} events",
+            "raw": f"{self.bytes / 1e6:,.0f}/{self.total_bytes / 1e6:,.0f} MB "
+            f"{self.bytes / 1e6 / raw_elapsed:,.1f} MB/s {self.events:,} ev",
             "stages": "" if tally is None else
-            f"{tally.observations_created:,} obs, {tally.retained:,} retained "
-            f"({tally.retained / elapsed:,.0f}/s), {tally.entities_created:,} entities",
+            f" {tally.observations_created:,} obs {tally.retained:,} ret "
+            f"{tally.retained / elapsed:,.0f}/s {tally.entities_created:,} ent",
         }
         if self.raw_finished is None or tally is None:
             done, total = (self.bytes, self.total_bytes) if self.total_bytes else (
@@ -105,7 +103,7 @@ class RichProgress:
             self.bar.update(self.task, description="retain")
         left = (total - done) / rate if rate > 0 and total > done else 0.0
         self.bar.update(self.task, completed=done, total=max(total, 1),
-                        left=f"~{left:,.0f} s left", **fields)
+                        left=f"~{left:,.0f}s left", **fields)
 
 
 def summary_table(summary: IngestSummary) -> Table:
