@@ -19,7 +19,8 @@ from memory.models import (
     MemoryMention,
     Relation,
 )
-from memory.selectors.entities import STRENGTH_NOW, entity_with_strength
+from memory.selectors.entities import STRENGTH_NOW
+from memory.selectors.recall import entities_at
 
 OPERATOR_KEY = "self:operator"
 SPOKEN = ("instructed", "corrected", "prefers", "avoids")
@@ -80,9 +81,8 @@ def context_blocks_data(*, entity_ids: Sequence[int], now: datetime, config: Dec
                         ) -> dict[int, EntityBlockData]:
     """Each entity's block material, evaluated at `now` (a handful of queries in all)."""
     ids = list(dict.fromkeys(entity_ids))
-    entities = entity_with_strength(
-        now=now, config=config, queryset=Entity.objects.filter(id__in=ids).only(
-            "id", "key", "display_name", "pinned"))
+    entities = entities_at(ids=ids, at=now, config=config,
+                           fields=("id", "key", "display_name", "pinned"))
     current = {c.entity_id: c for c in CompiledTruth.objects.filter(
         entity_id__in=ids, superseded_by__isnull=True).only("entity_id", "version", "markdown")}
     claims = _claims(ids, per_entity=facts_per_entity, by_operator=_spoken_by_operator(ids))

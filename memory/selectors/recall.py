@@ -14,20 +14,23 @@ Every strategy returns `Candidate`s (an id, a native score, what matched) for th
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import BooleanField, QuerySet
+from django.db.models.expressions import RawSQL
 
 from memory.config import DecayConfig
-from memory.models import Relation
+from memory.models import Entity, Relation
 from memory.recall.fusion import Candidate
 from memory.retain.text import normalize
+from memory.selectors.entities import entity_with_strength
 from memory.selectors.recall_terms import TextQuery
 from memory.selectors.relations import VISIBLE_NOW, WEIGHT_NOW, relation_with_weight
+from memory.selectors.statements import statement_get
 
 
 @dataclass(frozen=True)
@@ -254,6 +257,12 @@ class Edge:
     weight: float
 
 
+def _touching(ids: list[int]) -> RawSQL:
+    """Relations from or to one of `ids` (one array parameter, whatever their number)."""
+    return RawSQL("(source_id = ANY(%s) OR target_id = ANY(%s))", (ids, ids),
+                  output_field=BooleanField())
+
+
 def edges_of(*, entity_ids: Iterable[int], at: datetime, include_faded: bool, temporal: bool,
              config: DecayConfig, limit: int) -> list[Edge]:
     """The relations touching these entities, heaviest first, as weighed at `at`; only the
@@ -261,15 +270,37 @@ def edges_of(*, entity_ids: Iterable[int], at: datetime, include_faded: bool, te
     ids = list(set(entity_ids))
     if not ids:
         return []
-    queryset = Relation.objects.filter(Q(source_id__in=ids) | Q(target_id__in=ids))
-    if temporal:
-        queryset = queryset.filter(created_at__lte=at)
-    rows = relation_with_weight(now=at, queryset=queryset, config=config)
-    if not include_faded:
-        rows = rows.filter(**{VISIBLE_NOW: True})
-    ranked = rows.order_by(f"-{WEIGHT_NOW}", "id").values_list(
-        "source_id", "target_id", "relation_type", WEIGHT_NOW)[:limit]
+
+    def build(at: datetime, ids: list[int]) -> QuerySet[Any]:
+        queryset = Relation.objects.filter(_touching(ids))
+        if temporal:
+            queryset = queryset.filter(created_at__lte=at)
+        rows = relation_with_weight(now=at, queryset=queryset, config=config)
+        if not include_faded:
+            rows = rows.filter(**{VISIBLE_NOW: True})
+        return rows.order_by(f"-{WEIGHT_NOW}", "id").values_list(
+            "source_id", "target_id", "relation_type", WEIGHT_NOW)[:limit]
+
+    sql, params = statement_get(key=("edges", include_faded, temporal, limit), owner=config,
+                                build=build, at=at, ids=ids)
+    ranked = _rows(sql, params)
     return [Edge(s, t, rtype, float(w)) for s, t, rtype, w in ranked]
+
+
+def entities_at(*, ids: Collection[int], at: datetime, config: DecayConfig,
+                fields: tuple[str, ...]) -> list[Entity]:
+    """These entities (only `fields`), each with its strength at `at` (`STRENGTH_NOW`)."""
+    if not ids:
+        return []
+
+    def build(at: datetime, ids: list[int]) -> QuerySet[Any]:
+        chosen = RawSQL("id = ANY(%s)", (ids,), output_field=BooleanField())
+        return entity_with_strength(now=at, config=config,
+                                    queryset=Entity.objects.filter(chosen).only(*fields))
+
+    sql, params = statement_get(key=("entities", fields), owner=config, build=build, at=at,
+                                ids=list(ids))
+    return list(Entity.objects.raw(sql, params))
 
 
 def project_entity_ids(*, project: str, limit: int = 5000) -> tuple[int, ...]:

@@ -24,7 +24,7 @@ from memory.models import Entity, Fact, Memory, MemoryEvent
 from memory.recall.fusion import Candidate, Fused, Ref, fuse, rank, strength_factor
 from memory.retain.embedders import Embedder, embedder_get
 from memory.selectors import recall as strategies
-from memory.selectors.entities import STRENGTH_NOW, entity_with_strength
+from memory.selectors.entities import STRENGTH_NOW
 from memory.selectors.recall import RecallFilters, Scope
 from memory.selectors.recall_terms import TextQuery, text_query
 from memory.services.entities import entity_reinforce
@@ -230,9 +230,8 @@ def _graph(*, seeds: Mapping[Ref, Fused], scope: Scope, include_faded: bool,
 
 
 def _entity_rows(ids: Collection[int], *, scope: Scope, config: DecayConfig) -> dict[int, Entity]:
-    queryset = Entity.objects.filter(id__in=list(ids)).only(
-        "id", "key", "display_name", "pinned", "namespace_id")
-    rows = entity_with_strength(now=scope.at, queryset=queryset, config=config)
+    rows = strategies.entities_at(ids=ids, at=scope.at, config=config,
+                                  fields=("id", "key", "display_name", "pinned", "namespace_id"))
     return {entity.pk: entity for entity in rows}
 
 
