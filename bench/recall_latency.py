@@ -373,7 +373,7 @@ def dominant_print(queries: Sequence[str], *, top: int = 8) -> None:
     started = time.perf_counter()
     for query in queries:
         embedder.embed_query([query])
-    print(f"  the query embedding ({config.retain.embedder}, this process's threads): "
+    print(f"  the query embedding ({config.retain.embedder}, one thread as in a web worker): "
           f"{(time.perf_counter() - started) * 1000 / len(queries):.1f} ms a query")
 
 
@@ -397,6 +397,7 @@ def main() -> None:
     parser.add_argument("--variants", nargs="+", default=["vector", "novector"],
                         choices=["vector", "novector"])
     args = parser.parse_args()
+    os.environ.setdefault("OMP_NUM_THREADS", "1")  # as cortex_site/wsgi.py sets it
     print(machine_describe())
     print(f"load average (1, 5, 15 min) at the start: {_load()}")
     sizes = Sizes(entities=args.entities, relations=args.relations, memories=args.memories)
