@@ -1,9 +1,10 @@
-"""The analysis and retain stages of `cortex ingest` in a process of their own, beside the
-raw ingestion (the GIL would serialize them in threads), on the same database; counts come
-back through shared memory for the progress display.
+"""The analysis and retain stages of `cortex ingest`, each in a process of its own, beside
+the raw ingestion (the GIL would serialize them in threads), on the same database; counts
+come back through shared memory for the progress display.
 
-The follower is spawned once the raw log has new events: a run that stores nothing (an
-unchanged corpus) runs the stages in its own process instead, where they find what an
+The followers are spawned once there is something new to read (or the raw log has new
+events): a run that has nothing to read (an unchanged corpus) runs the stages in its own
+process instead, where they find what an
 interrupted run left, or nothing, in a few queries. The follower stops when the importer is
 gone (a SIGKILL leaves committed state only: the next run resumes), and exits non-zero when
 a stage fails."""
@@ -80,32 +81,47 @@ class Stages:
 
 
 class Follower:
-    """Start it before the raw ingestion; `raw_done()` once the raw log is complete;
-    `wait(tick)` calls `tick` while the follower finishes."""
+    """Two processes, the analysis following the raw log and the retain stage following the
+    analysis (on 2 cores they overlap once the raw log is read). `raw_done()` once the raw
+    log is complete; `wait(tick)` calls `tick` while they finish."""
+
+    STAGES = ("analyze", "retain")
 
     def __init__(self, *, database_url: str, redis_url: str) -> None:
-        self.counts = _SPAWN.Array("q", len(FIELDS), lock=False)
-        self._done = _SPAWN.Event()
-        self.process = _SPAWN.Process(
-            target=follow_main, name="cortex-first-import", daemon=True,
-            args=(database_url, redis_url, self.counts, self._done, os.getpid(), POLL_SECONDS,
-                  LOCK_TIMEOUT_SECONDS))
-        self.process.start()
+        self.counts = [_SPAWN.Array("q", len(FIELDS), lock=False) for _ in self.STAGES]
+        self._done = [_SPAWN.Event() for _ in range(len(self.STAGES) + 1)]  # raw, analyzed, all
+        self.processes = [
+            _SPAWN.Process(
+                target=follow_main, name=f"cortex-first-import-{stage}", daemon=True,
+                args=(database_url, redis_url, self.counts[index], self._done[index],
+                      self._done[index + 1], os.getpid(), stage, POLL_SECONDS,
+                      LOCK_TIMEOUT_SECONDS))
+            for index, stage in enumerate(self.STAGES)
+        ]
+        for process in self.processes:
+            process.start()
 
     def tally(self) -> StageTally:
-        return StageTally(**dict(zip(FIELDS, list(self.counts), strict=True)))
+        sums = [sum(values) for values in zip(*(list(c) for c in self.counts), strict=True)]
+        return StageTally(**dict(zip(FIELDS, sums, strict=True)))
 
     def raw_done(self) -> None:
-        self._done.set()
+        self._done[0].set()
 
     def wait(self, tick: Callable[[], Any], *, interval: float = 0.2) -> int:
-        """The follower's exit code, once it exits."""
-        while self.process.is_alive():
-            self.process.join(interval)
+        """0 once both stages finished; else the first failure's exit code (the other stage
+        is stopped: what it committed stays)."""
+        while any(process.is_alive() for process in self.processes):
+            for process in self.processes:
+                if not process.is_alive() and process.exitcode:
+                    self.stop()
+                    return int(process.exitcode)
+            self.processes[-1].join(interval)
             tick()
-        return int(self.process.exitcode or 0)
+        return max(int(process.exitcode or 0) for process in self.processes)
 
     def stop(self) -> None:
-        if self.process.is_alive():
-            self.process.terminate()
-            self.process.join(5)
+        for process in self.processes:
+            if process.is_alive():
+                process.terminate()
+                process.join(5)

@@ -12,7 +12,10 @@ from multiprocessing.synchronize import Event
 
 
 def follow_main(database_url: str, redis_url: str, counts: SynchronizedArray[int],
-                raw_done: Event, parent: int, poll_seconds: float, lock_timeout: float) -> None:
+                upstream_done: Event, done: Event, parent: int, stage: str,
+                poll_seconds: float, lock_timeout: float) -> None:
+    """`stage` "analyze" follows the raw log, "retain" the analysis; `done` is set once the
+    stage has nothing left after its upstream was done."""
     # Ctrl-C reaches the whole process group: the importer stops this process (SIGTERM).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ["DATABASE_URL"], os.environ["REDIS_URL"] = database_url, redis_url
@@ -27,5 +30,8 @@ def follow_main(database_url: str, redis_url: str, counts: SynchronizedArray[int
     def report(tally: StageTally) -> None:
         counts[:] = [getattr(tally, name) for name in names]
 
-    first_import_follow(raw_done=raw_done.is_set, alive=lambda: os.getppid() == parent,
-                        report=report, poll_seconds=poll_seconds, lock_timeout=lock_timeout)
+    first_import_follow(raw_done=upstream_done.is_set, alive=lambda: os.getppid() == parent,
+                        report=report, poll_seconds=poll_seconds, lock_timeout=lock_timeout,
+                        analyze=stage == "analyze", retain=stage == "retain")
+    if os.getppid() == parent:
+        done.set()

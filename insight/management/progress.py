@@ -58,6 +58,9 @@ class RichProgress:
             self.task = self.bar.add_task("ingest", total=total_bytes or files or 1,
                                           raw="", stages="", left="")
         self.total_bytes = total_bytes
+        if self.stages is not None and total_bytes:
+            self.stages.events_stored()  # new bytes to read: start the stages beside it
+            self.stages.poll()
 
     def advance(self, *, files: int = 0, bytes_read: int = 0, events: int = 0) -> None:
         self.files += files

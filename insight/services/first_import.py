@@ -68,17 +68,19 @@ def first_import_follow(
     report: Report,
     poll_seconds: float,
     lock_timeout: float,
+    analyze: bool = True,
+    retain: bool = True,
     config: DecayConfig | None = None,
 ) -> StageTally:
-    """Analyze and retain as the raw log fills; return once `raw_done()` held before a round
-    in which neither stage found anything to do (or when `alive()` fails: the importer is
-    gone, and its next run resumes)."""
+    """Analyze and/or retain as the raw log fills; return once `raw_done()` (for the retain
+    stage alone: the analysis is done) held before a round in which no stage found anything
+    to do, or when `alive()` fails (the importer is gone: its next run resumes)."""
     config = config or config_get()
     tally = StageTally()
     while alive():
         finished = raw_done()  # read before the round: no event can follow it
-        moved = _analyze_step(tally)
-        moved = _retain_step(tally, config, lock_timeout) or moved
+        moved = analyze and _analyze_step(tally)
+        moved = (retain and _retain_step(tally, config, lock_timeout)) or moved
         report(tally)
         if not moved:
             if finished:

@@ -40,7 +40,8 @@ SECRET = "AKIA" + "QYLPMN5HHHFPZAM2"  # an AWS access key id, built so no scanne
 
 
 def _corpus(tmp_path: Path) -> Path:
-    root = corpus_write(tmp_path / "corpus", seed=21, size_bytes=1_500_000,
+    # Several batches of events: the stages run in their follower processes.
+    root = corpus_write(tmp_path / "corpus", seed=21, size_bytes=4_000_000,
                         git=False).projects_root
     odd = root / "-home-op-code-odd" / f"{SESSION}.jsonl"
     write(odd, record("s1", text=f"deploy with aws key {SECRET} please"))
@@ -71,6 +72,9 @@ def _killed_midway(root: Path, *, once: str) -> None:
         assert process.poll() is None and time.monotonic() < deadline, "finished before a kill"
         time.sleep(0.05)
     children = psutil.Process(process.pid).children(recursive=True)
+    if once == "observations":
+        stages = [c for c in children if "spawn_main" in " ".join(c.cmdline())]
+        assert len(stages) == 2, "the stages did not run beside the raw ingestion"
     process.send_signal(signal.SIGKILL)
     process.wait()
     _, alive = psutil.wait_procs(children, timeout=60)
