@@ -27,11 +27,14 @@ class RecallQuerySerializer(serializers.Serializer[Any]):
                               help_text="What to recall, in any words.")
     unit = serializers.ChoiceField(choices=["entity", "memory"], default="entity")
     namespace = serializers.CharField(max_length=NAMESPACE_CHARS, required=False, default="",
+                                      allow_blank=True,
                                       help_text="A namespace prefix, e.g. world:person.")
     memory_type = serializers.ChoiceField(choices=MemoryType.choices, required=False)
     referent = serializers.ChoiceField(choices=Referent.choices, required=False)
-    project = serializers.CharField(max_length=FILTER_CHARS, required=False, default="")
-    actor = serializers.CharField(max_length=FILTER_CHARS, required=False, default="")
+    project = serializers.CharField(max_length=FILTER_CHARS, required=False, default="",
+                                    allow_blank=True)
+    actor = serializers.CharField(max_length=FILTER_CHARS, required=False, default="",
+                                  allow_blank=True)
     limit = serializers.IntegerField(min_value=1, max_value=100, required=False)
     as_of = serializers.DateTimeField(required=False,
                                       help_text="Evaluate strengths and weights at this time.")
@@ -42,11 +45,13 @@ class RecallQuerySerializer(serializers.Serializer[Any]):
 class ContextRequestSerializer(serializers.Serializer[Any]):
     query = serializers.CharField(max_length=CONTEXT_QUERY_CHARS, allow_blank=True,
                                   help_text="What the prompt is about (may be empty).")
-    agent = serializers.CharField(max_length=200, required=False, default="",
+    agent = serializers.CharField(max_length=200, required=False, default="", allow_blank=True,
                                   help_text="Defaults to the token's agent.")
     session = serializers.CharField(max_length=SESSION_KEY_CHARS, required=False, default="",
+                                    allow_blank=True,
                                     help_text="The agent session: its injection ledger.")
-    project = serializers.CharField(max_length=FILTER_CHARS, required=False, default="")
+    project = serializers.CharField(max_length=FILTER_CHARS, required=False, default="",
+                                    allow_blank=True)
     budget_tokens = serializers.IntegerField(min_value=1, max_value=1_000_000)
 
 

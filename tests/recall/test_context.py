@@ -114,3 +114,13 @@ def test_the_api_answers_with_the_scope(graph: dict[str, Entity]) -> None:
     assert response.json()["tokens_used"] <= 500
     bad = client.post("/api/context/", {**body, "budget_tokens": 0}, format="json")
     assert bad.status_code == 400 and "budget_tokens" in bad.json()["error"]["fields"]
+
+
+def test_blank_optional_fields_are_allowed(graph: dict[str, Entity]) -> None:
+    """What a hook sends with no working directory or session: blank, not missing."""
+    client = APIClient()
+    client.force_login(get_user_model().objects.create_user("op", password="pw", is_staff=True))
+    body = {"query": "lodash", "agent": "", "session": "", "project": "", "budget_tokens": 500}
+    assert client.post("/api/context/", body, format="json").status_code == 200
+    assert client.get("/api/recall/", {"q": "lodash", "project": "", "namespace": "",
+                                       "actor": ""}).status_code == 200
