@@ -86,6 +86,8 @@ class Plant:
     text: str
     question_en: str
     question_fr: str
+    person: str
+    template: str
 
 
 def _person(rng: random.Random) -> str:
@@ -110,21 +112,24 @@ def plants_make(count: int, *, seed: int) -> list[Plant]:
         fact, en, fr = templates[k % len(templates)]
         slots = {**_slots(rng), "p": people[k]}
         plants.append(Plant(source_id=f"plant-{k}", text=fact.format(**slots),
-                            question_en=en.format(**slots), question_fr=fr.format(**slots)))
+                            question_en=en.format(**slots), question_fr=fr.format(**slots),
+                            person=people[k], template=fact))
     return plants
 
 
 def distractors_make(count: int, *, seed: int, plants: list[Plant]) -> list[dict[str, str]]:
-    """Everyday notes, and the same kinds of facts about other people and about the planted
-    people (not the planted answer)."""
+    """Everyday notes about everyone (the planted people included), and the planted kinds of
+    facts about other people. Never the planted kind of fact about the planted person with
+    another value: that would be a contradiction, not a distractor, and no recall could
+    tell which of the two the question means."""
     rng = random.Random(seed + 1)
-    planted_people = [p.text for p in plants]
+    planted = {(p.person, p.template) for p in plants}
     templates = DISTRACTORS + [fact for fact, _, _ in PLANTS + PLANTS_FR]
     notes = []
-    for i in range(count):
-        slots = {**_slots(rng), "p": _person(rng)}
-        text = rng.choice(templates).format(**slots)
-        if text in planted_people:
+    while len(notes) < count:
+        template, person = rng.choice(templates), _person(rng)
+        if (person, template) in planted:
             continue
-        notes.append({"source_id": f"note-{i}", "text": text})
+        text = template.format(**{**_slots(rng), "p": person})
+        notes.append({"source_id": f"note-{len(notes)}", "text": text})
     return notes

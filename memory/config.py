@@ -476,6 +476,7 @@ class RecallSection:
     weights: dict[str, float]
     fulltext_sources: dict[str, float]
     trigram_threshold: float
+    vector_ef_search: int
     graph_seeds: int
     graph_hops: int
     hop_decay: float
@@ -497,7 +498,7 @@ class RecallSection:
         for source, rows in self.fulltext_row_budget.items():
             if rows < 1:
                 _fail(f"{where}.fulltext_row_budget.{source}", f"must be >= 1, got {rows}")
-        for name in ("limit", "max_limit", "candidates", "graph_seeds"):
+        for name in ("limit", "max_limit", "candidates", "graph_seeds", "vector_ef_search"):
             if getattr(self, name) < 1:
                 _fail(f"{where}.{name}", f"must be >= 1, got {getattr(self, name)}")
         if self.limit > self.max_limit:

@@ -190,8 +190,10 @@ def _fulltext_entities(*, query: str, scope: Scope, section: RecallSection
 def _vector_entities(*, vector: Sequence[float], scope: Scope,
                      section: RecallSection) -> list[Candidate]:
     n = section.candidates
-    names = strategies.vector_names(vector=vector, scope=scope, limit=n)
-    memories = strategies.vector_memories(vector=vector, scope=scope, limit=n)
+    names = strategies.vector_names(vector=vector, scope=scope, limit=n,
+                                    ef_search=section.vector_ef_search)
+    memories = strategies.vector_memories(vector=vector, scope=scope, limit=n,
+                                          ef_search=section.vector_ef_search)
     mentioned = strategies.memory_entities(memory_ids=[_id(c.ref) for c in memories],
                                            scope=scope)
     best: dict[Ref, Candidate] = {c.ref: c for c in names}
@@ -319,8 +321,9 @@ def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
             key=lambda c: -c.score)
     if vector is not None:
         lists["vector"] = [Candidate(("memory", _id(c.ref)), c.score)
-                           for c in strategies.vector_memories(vector=vector.result(),
-                                                               scope=scope, limit=n)]
+                           for c in strategies.vector_memories(
+                               vector=vector.result(), scope=scope, limit=n,
+                               ef_search=section.vector_ef_search)]
     fused = fuse(lists, weights=section.weights, method=section.fusion, rrf_k=section.rrf_k)
     memories_by_id = _memory_strength_rows([ident for kind, ident in _refs(fused, "memory")],
                                            at=scope.at, config=config)
