@@ -42,23 +42,23 @@ BENCH_DB = "cortex_bench_recall"
 STRATEGIES = ("fulltext", "trigram", "vector", "graph")
 
 
-def _urls() -> tuple[str, str]:
+def _urls(database: str = BENCH_DB) -> tuple[str, str]:
     from urllib.parse import urlsplit, urlunsplit
 
     from cortex_site import embedded
 
     parts = urlsplit(embedded.postgres_url())
     return (urlunsplit(parts._replace(path="/postgres")),
-            urlunsplit(parts._replace(path=f"/{BENCH_DB}")))
+            urlunsplit(parts._replace(path=f"/{database}")))
 
 
-def _fresh_database() -> str:
+def _fresh_database(database: str = BENCH_DB) -> str:
     import psycopg
 
-    admin, url = _urls()
+    admin, url = _urls(database)
     with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
+        conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{database}"')
     env = {**os.environ, "DATABASE_URL": url}
     subprocess.run([sys.executable, str(ROOT / "manage.py"), "migrate", "-v", "0"], env=env,
                    cwd=ROOT, check=True)
@@ -196,7 +196,7 @@ def _evaluate_questions(questions: list[Question], *, label: str, config: Any,
 
 def run_conversations(sessions: int, turns: int, people: int, seed: int,
                       embed: bool) -> dict[str, Any]:
-    os.environ["DATABASE_URL"] = _fresh_database()
+    os.environ["DATABASE_URL"] = _fresh_database(f"{BENCH_DB}_conversations")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")
     import django
 
