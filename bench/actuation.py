@@ -25,11 +25,11 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.databases import database_recreate, database_urls  # noqa: E402
 from bench.machine import machine_describe  # noqa: E402
 
 BENCH_DB = "cortex_bench_actuation"
@@ -49,20 +49,8 @@ STEPS = [("Read", ""), ("Edit", ""), ("Bash", "pytest -q"), ("Bash", "git add -A
          ("Bash", "git commit -m x"), ("Grep", ""), ("Bash", "ruff check .")]
 
 
-def _urls() -> tuple[str, str]:
-    from cortex_site import embedded
-
-    parts = urlsplit(embedded.postgres_url())
-    return (urlunsplit(parts._replace(path="/postgres")),
-            urlunsplit(parts._replace(path=f"/{BENCH_DB}")))
 
 
-def _recreate(admin: str) -> None:
-    import psycopg
-
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
 
 
 def _payload(category: str, i: int, rng: random.Random) -> dict[str, Any]:
@@ -186,8 +174,8 @@ def main() -> None:
     parser.add_argument("--profile", help="write a cProfile of the whole detection here")
     args = parser.parse_args()
     print(machine_describe(), flush=True)
-    admin, database_url = _urls()
-    _recreate(admin)
+    admin, database_url = database_urls(BENCH_DB)
+    database_recreate(admin, BENCH_DB)
     os.environ["DATABASE_URL"] = database_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")
     os.environ.setdefault("CORTEX_LOG_LEVEL", "WARNING")
@@ -231,7 +219,7 @@ def main() -> None:
         elapsed = time.perf_counter() - begun
     print(f"whole detection: {len(report.drafts)} drafts, {len(report.proposals)} proposals "
           f"created, in {elapsed:.2f} s (target < 30 s)")
-    _recreate(admin)
+    database_recreate(admin, BENCH_DB)
 
 
 if __name__ == "__main__":

@@ -26,13 +26,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit
 
 import anyio
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.databases import database_recreate, database_urls, manage  # noqa: E402
 from bench.ingest import _free_port, _wait_healthy  # noqa: E402
 from bench.machine import machine_describe  # noqa: E402
 
@@ -48,25 +49,10 @@ QUERIES = [*PEOPLE, *(f"{p} demo" for p in PROJECTS), *(f"meeting in {p}" for p 
            "who moved the Orion launch", "Petrowa", "réunion à Lyon"]
 
 
-def _urls() -> tuple[str, str]:
-    from cortex_site import embedded
-
-    parts = urlsplit(embedded.postgres_url())
-    return (urlunsplit(parts._replace(path="/postgres")),
-            urlunsplit(parts._replace(path=f"/{BENCH_DB}")))
 
 
-def _recreate(admin: str) -> None:
-    import psycopg
-
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
 
 
-def _manage(env: dict[str, str], *args: str) -> str:
-    return subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], env=env, cwd=ROOT,
-                          capture_output=True, text=True, check=True).stdout
 
 
 def _seed(count: int, seed: int) -> None:
@@ -185,18 +171,18 @@ def main() -> None:
     print(machine_describe())
     print("load average (1, 5, 15 min) at the start: "
           + ", ".join(f"{value:.2f}" for value in os.getloadavg()))
-    admin, database_url = _urls()
-    _recreate(admin)
+    admin, database_url = database_urls(BENCH_DB)
+    database_recreate(admin, BENCH_DB)
     os.environ.update(DATABASE_URL=database_url, CORTEX_LOG_LEVEL="WARNING")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")
     env = {**os.environ}
-    _manage(env, "migrate", "--verbosity", "0")
-    _manage(env, "taxonomy", "sync")
+    manage(env, "migrate", "--verbosity", "0")
+    manage(env, "taxonomy", "sync")
     started = time.perf_counter()
     _seed(args.memories, args.seed)
     print(f"graph: {args.memories:,} memories consolidated in "
           f"{time.perf_counter() - started:.1f} s")
-    token = _manage(env, "agent", "create", "bench-mcp", "--scopes", "recall:read",
+    token = manage(env, "agent", "create", "bench-mcp", "--scopes", "recall:read",
                     "--rate", "100000000/min").strip().splitlines()[-1]
     for mode in MODES:
         startup, times = _stdio(env, token, args.calls, args.seed, mode)

@@ -35,13 +35,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import orjson
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.databases import database_drop, database_urls, manage  # noqa: E402
 from bench.ingest import Client, _free_port, _wait_healthy  # noqa: E402
 from bench.machine import machine_describe  # noqa: E402
 
@@ -119,29 +120,15 @@ def _post_all(url: str, token: str, batches: list[list[dict[str, Any]]], clients
     return sum(len(b) for b in batches) / elapsed
 
 
-def _urls() -> tuple[str, str]:
-    from cortex_site import embedded
-
-    parts = urlsplit(embedded.postgres_url())
-    return (urlunsplit(parts._replace(path="/postgres")),
-            urlunsplit(parts._replace(path=f"/{BENCH_DB}")))
 
 
-def _drop(admin: str) -> None:
-    import psycopg
-
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
 
 
-def _manage(env: dict[str, str], *args: str) -> str:
-    return subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], env=env, cwd=ROOT,
-                          capture_output=True, text=True, check=True).stdout
 
 
 @contextmanager
 def _server(env: dict[str, str], workers: int) -> Iterator[tuple[str, str]]:
-    token = _manage(env, "agent", "create", "bench", "--scopes", "memories:write",
+    token = manage(env, "agent", "create", "bench", "--scopes", "memories:write",
                     "--rate", "100000000/min").strip().splitlines()[-1]
     port = _free_port()
     server = subprocess.Popen(
@@ -269,8 +256,8 @@ def main() -> None:
     load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
     print(machine_describe())
     print(f"load average (1, 5, 15 min) at the start: {load}")
-    admin, database_url = _urls()
-    _drop(admin)
+    admin, database_url = database_urls(BENCH_DB)
+    database_drop(admin, BENCH_DB)
     import psycopg
 
     with psycopg.connect(admin, autocommit=True) as conn:
@@ -280,8 +267,8 @@ def main() -> None:
     os.environ.setdefault("CORTEX_LOG_LEVEL", "WARNING")
     env = {**os.environ}
     try:
-        _manage(env, "migrate", "--verbosity", "0")
-        _manage(env, "taxonomy", "sync")
+        manage(env, "migrate", "--verbosity", "0")
+        manage(env, "taxonomy", "sync")
         batches = _batches(args.memories, args.batch_size, args.seed)
         with _server(env, args.workers) as (url, token):
             rate = _post_all(url, token, batches, args.clients)
@@ -314,7 +301,7 @@ def main() -> None:
             from django.db import connections
 
             connections.close_all()
-            _drop(admin)
+            database_drop(admin, BENCH_DB)
     load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
     print(f"load average (1, 5, 15 min) at the end: {load}; other work on the machine skews it")
 

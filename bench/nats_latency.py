@@ -29,11 +29,11 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.databases import database_recreate, database_urls, manage  # noqa: E402
 from bench.machine import machine_describe  # noqa: E402
 
 BENCH_DB = "cortex_bench_nats"
@@ -45,25 +45,10 @@ QUERIES = [*PEOPLE, *(f"{p} demo" for p in PROJECTS), *(f"meeting in {p}" for p 
            "who moved the Orion launch", "Petrowa", "réunion à Lyon"]
 
 
-def _urls() -> tuple[str, str]:
-    from cortex_site import embedded
-
-    parts = urlsplit(embedded.postgres_url())
-    return (urlunsplit(parts._replace(path="/postgres")),
-            urlunsplit(parts._replace(path=f"/{BENCH_DB}")))
 
 
-def _recreate(admin: str) -> None:
-    import psycopg
-
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
 
 
-def _manage(env: dict[str, str], *args: str) -> str:
-    return subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], env=env, cwd=ROOT,
-                          capture_output=True, text=True, check=True).stdout
 
 
 def _config(directory: Path, prefix: str, stream: str) -> Path:
@@ -218,16 +203,16 @@ def main() -> None:
     nats_url = os.environ.get("NATS_URL") or "nats://127.0.0.1:4222"
     tag = secrets.token_hex(4)
     prefix, stream = f"cortexbench.{tag}", f"CORTEX_BENCH_{tag.upper()}"
-    admin, database_url = _urls()
-    _recreate(admin)
+    admin, database_url = database_urls(BENCH_DB)
+    database_recreate(admin, BENCH_DB)
     with tempfile.TemporaryDirectory() as directory:
         os.environ.update(DATABASE_URL=database_url, CORTEX_LOG_LEVEL="WARNING",
                           NATS_URL=nats_url,
                           CORTEX_CONFIG=str(_config(Path(directory), prefix, stream)))
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")
         env = {**os.environ}
-        _manage(env, "migrate", "--verbosity", "0")
-        _manage(env, "taxonomy", "sync")
+        manage(env, "migrate", "--verbosity", "0")
+        manage(env, "taxonomy", "sync")
         import django
 
         django.setup()
@@ -235,7 +220,7 @@ def main() -> None:
         _seed(args.memories, args.seed)
         print(f"graph: {args.memories:,} memories consolidated in "
               f"{time.perf_counter() - started:.1f} s")
-        token = _manage(env, "agent", "create", "bench-nats", "--scopes",
+        token = manage(env, "agent", "create", "bench-nats", "--scopes",
                         "recall:read").strip().splitlines()[-1]
         responder = _responder(env)
         try:

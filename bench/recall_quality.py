@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.conversation_corpus import Question, conversations_make  # noqa: E402
+from bench.databases import database_recreate, database_urls, manage  # noqa: E402
 from bench.machine import machine_describe  # noqa: E402
 from bench.recall_corpus import Plant, distractors_make, plants_make  # noqa: E402
 
@@ -42,26 +43,10 @@ BENCH_DB = "cortex_bench_recall"
 STRATEGIES = ("fulltext", "trigram", "vector", "graph")
 
 
-def _urls(database: str = BENCH_DB) -> tuple[str, str]:
-    from urllib.parse import urlsplit, urlunsplit
-
-    from cortex_site import embedded
-
-    parts = urlsplit(embedded.postgres_url())
-    return (urlunsplit(parts._replace(path="/postgres")),
-            urlunsplit(parts._replace(path=f"/{database}")))
-
-
 def _fresh_database(database: str = BENCH_DB) -> str:
-    import psycopg
-
-    admin, url = _urls(database)
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{database}"')
-    env = {**os.environ, "DATABASE_URL": url}
-    subprocess.run([sys.executable, str(ROOT / "manage.py"), "migrate", "-v", "0"], env=env,
-                   cwd=ROOT, check=True)
+    admin, url = database_urls(database)
+    database_recreate(admin, database)
+    manage({**os.environ, "DATABASE_URL": url}, "migrate", "-v", "0")
     return url
 
 
