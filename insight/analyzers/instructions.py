@@ -44,6 +44,9 @@ _TRIM = " '\"*_`.«»"
 _ELIDED_ARTICLE = re.compile(r"^(?:l|d)'")
 # "... but I don't want to X": a clause of its own.
 _CLAUSES = re.compile(r"(?:[,;]\s*|\s)(?:but|and so|so|mais|donc)\s+|;\s*")
+# A lead-in before the rule: "I said it before: never use X", "Rappel : toujours ...",
+# "Again - run the tests first". Tried only when the whole sentence states no rule.
+_LEAD_IN = re.compile(r"\s*:\s+|\s+[-\u2013\u2014]\s+")
 # "don't add comments or docstrings", "don't X or Y it": one claim per alternative.
 _ALTERNATIVES = re.compile(r"\s+(?:or|nor|ou|ni)\s+")
 
@@ -152,7 +155,7 @@ def _replacing(first: Claim) -> list[Claim]:
 
 def _sentence_claims(sentence: str, lex: Lexicon, *, corrective: bool) -> list[Claim]:
     patterns = (*lex.claims, *lex.corrective_claims) if corrective else lex.claims
-    for clause in (sentence, *_CLAUSES.split(sentence)[1:]):
+    for clause in (sentence, *_CLAUSES.split(sentence)[1:], *_LEAD_IN.split(sentence, 1)[1:]):
         for pattern in patterns:
             if claims := _claim(clause.strip(), pattern, lex):
                 return claims

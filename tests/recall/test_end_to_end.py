@@ -66,7 +66,7 @@ def test_a_spoken_rule_is_given_back_fades_and_returns(tmp_path: Path) -> None:
 
     # A new mention (the operator says it again) brings it back.
     _session(root, "aaaaaaaa-0000-4000-8000-000000000002", faded_at,
-             "Never use leftpad here, use String.padStart instead.")
+             "I said it before: never use leftpad in this project.")
     assert rule.key in _injected("how should I pad these strings? maybe leftpad",
                                  faded_at + timedelta(hours=1))
 
