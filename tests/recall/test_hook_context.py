@@ -1,6 +1,6 @@
 """The Claude Code hooks print Cortex's context block: at SessionStart the pinned and the
 project's strongest entities, at UserPromptSubmit what the prompt recalls (not for a prompt
-too short to mean anything); with Cortex down they print nothing and exit 0 at once."""
+too short to mean anything); with Cortex down they print nothing and exit 0."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -72,13 +71,11 @@ def test_session_start_and_prompts_print_the_context(live_server: Any, token: st
     assert _hook("UserPromptSubmit", env, prompt="ok go").stdout == b""
 
 
-def test_with_cortex_down_the_hook_prints_nothing_and_does_not_wait(token: str,
+def test_with_cortex_down_the_hook_prints_nothing_and_exits_cleanly(token: str,
                                                                      tmp_path: Path) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     env = _env(tmp_path, f"http://127.0.0.1:{port}", token)
-    began = time.monotonic()
     done = _hook("UserPromptSubmit", env, prompt="how many connections does the pool hold?")
-    assert done.returncode == 0 and done.stdout == b""
-    assert time.monotonic() - began < 30  # refused at once, not the 30 s timeout
+    assert done.returncode == 0 and done.stdout == b"" and b"Traceback" not in done.stderr
