@@ -269,10 +269,12 @@ def _entity_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
             for entry, score in ranked]
 
 
-def _factor(entity: Entity, *, section: RecallSection, config: DecayConfig, on: bool) -> float:
+def _factor(row: Entity | Memory, *, section: RecallSection, config: DecayConfig,
+            on: bool) -> float:
+    """The bounded strength boost of an entity or a memory (annotated with its strength)."""
     if not on:
         return 1.0
-    return strength_factor(getattr(entity, STRENGTH_NOW), pinned=entity.pinned,
+    return strength_factor(getattr(row, STRENGTH_NOW), pinned=row.pinned,
                            boost=section.strength_boost,
                            threshold=config.thresholds.entity_strength,
                            faded_factor=section.faded_factor)
@@ -332,8 +334,8 @@ def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
     factors: dict[Ref, float] = {}
     for kind, ident in _refs(fused):
         if kind == "memory" and ident in memories_by_id:
-            factors[(kind, ident)] = _memory_factor(memories_by_id[ident], section, config,
-                                                    use_strength)
+            factors[(kind, ident)] = _factor(memories_by_id[ident], section=section,
+                                             config=config, on=use_strength)
         elif kind == "fact" and ident in facts_by_id:
             factors[(kind, ident)] = 1.0
         else:
@@ -362,16 +364,6 @@ def _ref(ref: Ref) -> tuple[str, int]:
 
 def _refs(fused: Mapping[Ref, Fused], kind: str | None = None) -> list[tuple[str, int]]:
     return [_ref(ref) for ref in fused if kind is None or _ref(ref)[0] == kind]
-
-
-def _memory_factor(memory: Memory, section: RecallSection, config: DecayConfig,
-                   on: bool) -> float:
-    if not on:
-        return 1.0
-    return strength_factor(getattr(memory, STRENGTH_NOW), pinned=memory.pinned,
-                           boost=section.strength_boost,
-                           threshold=config.thresholds.entity_strength,
-                           faded_factor=section.faded_factor)
 
 
 def _memory_hit(memory: Memory, entry: Fused, score: float) -> Hit:
