@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db import transaction
-from django.db.models import F
+from django.db import connection, transaction
 
 from memory import clock
 from memory.config import ContextSection, DecayConfig, config_get
@@ -148,14 +147,24 @@ def _record(*, agent: str, session: str, digests: dict[int, str], now: datetime,
         entity_reinforce(entity_ids=list(digests), now=now, config=config)
         if not session:
             return
-        existing = ContextInjection.objects.filter(agent=agent, session=session,
-                                                   entity_id__in=list(digests))
-        known = set(existing.values_list("entity_id", flat=True))
-        for entity_id in known:
-            existing.filter(entity_id=entity_id).update(
-                digest=digests[entity_id], count=F("count") + 1, last_at=now)
-        ContextInjection.objects.bulk_create(
-            [ContextInjection(agent=agent, session=session, entity_id=entity_id, digest=digest,
-                              first_at=now, last_at=now)
-             for entity_id, digest in digests.items() if entity_id not in known],
-            ignore_conflicts=True)
+        _ledger_note(agent=agent, session=session, digests=digests, now=now)
+
+
+# One statement for the whole injection: new entities are noted, known ones take the new
+# digest and count once more.
+_LEDGER_UPSERT = f"""
+INSERT INTO {ContextInjection._meta.db_table}
+    (agent, session, entity_id, digest, count, first_at, last_at)
+SELECT %s, %s, u.entity_id, u.digest, 1, %s, %s
+FROM unnest(%s::bigint[], %s::text[]) AS u(entity_id, digest)
+ON CONFLICT (agent, session, entity_id) DO UPDATE SET
+    digest = EXCLUDED.digest, count = {ContextInjection._meta.db_table}.count + 1,
+    last_at = EXCLUDED.last_at
+"""
+
+
+def _ledger_note(*, agent: str, session: str, digests: dict[int, str], now: datetime) -> None:
+    ids = sorted(digests)
+    with connection.cursor() as cursor:
+        cursor.execute(_LEDGER_UPSERT, [agent, session, now, now, ids,
+                                        [digests[i] for i in ids]])

@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 
 from memory.context.render import FENCE_CLOSE, FENCE_OPEN
 from memory.context.tokens import tokens_estimate
-from memory.models import Entity, Relation
+from memory.models import ContextInjection, Entity, Relation
 from memory.services.context import context_assemble
 from memory.services.taxonomy import taxonomy_sync
 from tests.recall.test_recall import NOW, _entity, _fact
@@ -85,6 +85,8 @@ def test_the_ledger_skips_a_repeat_and_lets_a_change_through(graph: dict[str, En
     _fact(graph["rule"], "lodash is too heavy for the bundle")
     changed = _context(session="s1")
     assert graph["rule"].key in _keys(changed)
+    noted = ContextInjection.objects.get(agent="claude-code", session="s1", entity=graph["rule"])
+    assert noted.count == 2 and noted.last_at == NOW
 
 
 def test_injected_entities_are_reinforced_once(graph: dict[str, Entity]) -> None:
