@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import connection
 from django.db.models import BooleanField, QuerySet
 from django.db.models.expressions import RawSQL
 
@@ -109,8 +109,9 @@ def _candidates(rows: Iterable[tuple[Any, ...]]) -> list[Candidate]:
 def fulltext_names(*, text: TextQuery, scope: Scope, limit: int) -> list[Candidate]:
     where, params = _entity_where(scope)
     return _candidates(_rows(
-        f"""SELECT e.id, ts_rank(cortex_tsv(cortex_names(e.display_name, e.aliases)),
-                                 %s::tsquery)
+        f"""SELECT e.id, ts_rank(coalesce(
+                       (SELECT s.search FROM memory_entitysearch s WHERE s.entity_id = e.id),
+                       cortex_tsv(cortex_names(e.display_name, e.aliases))), %s::tsquery)
             FROM memory_entity e
             WHERE cortex_tsv(cortex_names(e.display_name, e.aliases)) @@ %s::tsquery
               AND {where}
@@ -123,7 +124,7 @@ def _facts_ranked(text: TextQuery, scope: Scope, key: str) -> tuple[str, list[An
     where, params = _entity_where(scope)
     since = "AND f.first_seen_at <= %s" if scope.temporal else ""
     return (f"""SELECT f.{key} AS key, f.claim,
-                       ts_rank(cortex_tsv(f.claim), %s::tsquery) AS rank
+                       ts_rank(f.search, %s::tsquery) AS rank
                 FROM memory_fact f JOIN memory_entity e ON e.id = f.entity_id
                 WHERE cortex_tsv(f.claim) @@ %s::tsquery AND f.status <> 'rejected' {since}
                   AND {where}""",
@@ -153,7 +154,7 @@ def fulltext_compiled(*, text: TextQuery, scope: Scope, limit: int) -> list[Cand
     """Entities by the text of their current compiled truth (when Layer 3 holds one)."""
     where, params = _entity_where(scope)
     return _candidates(_rows(
-        f"""SELECT c.entity_id, ts_rank_cd(cortex_tsv(c.markdown), %s::tsquery, 1 | 32)
+        f"""SELECT c.entity_id, ts_rank_cd(c.search, %s::tsquery, 1 | 32)
             FROM memory_compiledtruth c JOIN memory_entity e ON e.id = c.entity_id
             WHERE c.superseded_by_id IS NULL AND cortex_tsv(c.markdown) @@ %s::tsquery
               AND {where}
@@ -192,37 +193,64 @@ def query_grams(query: str, *, max_words: int = 12) -> list[str]:
 
 
 def trigram_names(*, query: str, scope: Scope, limit: int, threshold: float) -> list[Candidate]:
+    """Entities whose aliases are similar to the query's grams; each alias's similarity is
+    computed once (the index's recheck aside), not once per use."""
     grams = query_grams(query)
     if not grams:
         return []
     where, params = _entity_where(scope)
     return _candidates(_rows_similar(
-        f"""SELECT e.id, max(similarity(a.normalized, g)),
-                   'name: ' || (array_agg(a.normalized ORDER BY similarity(a.normalized, g)
-                                          DESC))[1]
+        f"""SELECT e.id, max(near.sim),
+                   'name: ' || (array_agg(a.normalized ORDER BY near.sim DESC))[1]
             FROM unnest(%s::text[]) AS g
             JOIN memory_entityalias a ON a.normalized %% g
+            CROSS JOIN LATERAL (SELECT similarity(a.normalized, g) AS sim OFFSET 0) AS near
             JOIN memory_entity e0 ON e0.id = a.entity_id
             JOIN memory_entity e ON e.id = coalesce(e0.merged_into_id, e0.id)
-            WHERE similarity(a.normalized, g) >= %s AND {where}
+            WHERE near.sim >= %s AND {where}
             GROUP BY e.id ORDER BY 2 DESC, 1 LIMIT %s""",
         [grams, threshold, *params, limit], threshold=threshold))
 
 
+# What this process last set for the session of a connection (an attribute of the driver's
+# connection object, so a new connection starts with nothing held).
+_HELD = "cortex_recall_settings"
+
+
+def settings_hold(settings: Mapping[str, str]) -> None:
+    """These settings in force for the connection's next statements, in one statement at
+    most: for the whole session when no transaction is open (a web worker's persistent
+    connection then sets them once), for the transaction otherwise (a rollback would undo a
+    session setting made inside it, unknown to this process)."""
+    connection.ensure_connection()
+    raw = connection.connection
+    held: dict[str, str] = getattr(raw, _HELD, None) or {}
+    wanted = {name: value for name, value in settings.items() if held.get(name) != value}
+    if not wanted:
+        return
+    local = not connection.get_autocommit()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT " + ", ".join(["set_config(%s, %s, %s)"] * len(wanted)),
+                       [part for name, value in wanted.items() for part in (name, value, local)])
+    if not local:
+        setattr(raw, _HELD, {**held, **wanted})
+
+
 def _rows_with(settings: Mapping[str, str], sql: str,
                params: Sequence[Any]) -> list[tuple[Any, ...]]:
-    """`sql` with these settings for its transaction only (set_config(..., true))."""
-    with transaction.atomic(), connection.cursor() as cursor:
-        for name, value in settings.items():
-            cursor.execute("SELECT set_config(%s, %s, true)", [name, value])
-        cursor.execute(sql, params)
-        return list(cursor.fetchall())
+    """`sql` with these settings in force (settings_hold)."""
+    settings_hold(settings)
+    return _rows(sql, params)
+
+
+def trigram_settings(threshold: float) -> dict[str, str]:
+    """pg_trgm's `%` at `threshold` (its default is 0.3): the trigram index then leaves out
+    what the strategy's own threshold would drop anyway."""
+    return {"pg_trgm.similarity_threshold": str(threshold)}
 
 
 def _rows_similar(sql: str, params: Sequence[Any], *, threshold: float) -> list[tuple[Any, ...]]:
-    """`sql` with pg_trgm's `%` at `threshold` (its default is 0.3): the trigram index then
-    leaves out what the strategy's own threshold would drop anyway."""
-    return _rows_with({"pg_trgm.similarity_threshold": str(threshold)}, sql, params)
+    return _rows_with(trigram_settings(threshold), sql, params)
 
 
 # ---- vector ----------------------------------------------------------------------------
@@ -231,7 +259,7 @@ def _vector_literal(vector: Sequence[float]) -> str:
     return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
 
 
-def _hnsw(ef_search: int) -> dict[str, str]:
+def hnsw_settings(ef_search: int) -> dict[str, str]:
     """The HNSW scan's breadth (pgvector's default, 40, misses true nearest neighbours even
     on 10,000 vectors), and an iterative scan so that filters do not starve the LIMIT."""
     return {"hnsw.ef_search": str(ef_search), "hnsw.iterative_scan": "strict_order"}
@@ -241,7 +269,7 @@ def vector_names(*, vector: Sequence[float], scope: Scope, limit: int,
                  ef_search: int) -> list[Candidate]:
     where, params = _entity_where(scope)
     literal = _vector_literal(vector)
-    return _candidates(_rows_with(_hnsw(ef_search),
+    return _candidates(_rows_with(hnsw_settings(ef_search),
         f"""SELECT e.id, 1 - (v.vector <=> %s::vector) FROM memory_entityembedding v
             JOIN memory_entity e ON e.id = v.entity_id
             WHERE v.vector IS NOT NULL AND {where}
@@ -253,7 +281,7 @@ def vector_memories(*, vector: Sequence[float], scope: Scope, limit: int,
                     ef_search: int) -> list[Candidate]:
     where, params = _memory_where(scope)
     literal = _vector_literal(vector)
-    return _candidates(_rows_with(_hnsw(ef_search),
+    return _candidates(_rows_with(hnsw_settings(ef_search),
         f"""SELECT m.id, 1 - (v.vector <=> %s::vector) FROM memory_memoryembedding v
             JOIN memory_memory m ON m.id = v.memory_id
             WHERE {where}
