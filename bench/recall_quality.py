@@ -10,7 +10,9 @@ then each planted fact is asked for by a paraphrased question in English and in 
 (`unit=memory`, no reinforcement). Prints recall@5 and MRR of the planted memory, with the
 ablation (each strategy off, strength weighting off, reciprocal rank fusion instead of
 linear), and the same after a sleep cycle (which must not lower them: nothing is deleted).
-`--no-embed` skips the embedding pass (and the vector strategy) for large N.
+`--no-embed` skips the embedding pass (and the vector strategy) for large N. `--reuse`
+keeps each corpus's database (one per size, seed and --no-embed) for the next run: the
+embedding pass is the long part.
 
 `--conversations`: long multi-session conversations between invented people
 (bench/conversation_corpus.py), each turn posted as a memory with its turn id as
@@ -48,6 +50,24 @@ def _fresh_database(database: str = BENCH_DB) -> str:
     database_recreate(admin, database)
     manage({**os.environ, "DATABASE_URL": url}, "migrate", "-v", "0")
     return url
+
+
+def _database(database: str, reuse: bool) -> tuple[str, bool]:
+    """(the bench database's URL, whether it already holds this corpus): with `reuse`, a
+    database left by an earlier run with the same name is kept (and migrated)."""
+    admin, url = database_urls(database)
+    if reuse and _exists(admin, database):
+        manage({**os.environ, "DATABASE_URL": url}, "migrate", "-v", "0")
+        return url, True
+    return _fresh_database(database), False
+
+
+def _exists(admin: str, database: str) -> bool:
+    import psycopg
+
+    with psycopg.connect(admin, autocommit=True) as conn:
+        return conn.execute("SELECT 1 FROM pg_database WHERE datname = %s",
+                            [database]).fetchone() is not None
 
 
 def _consolidate(memories: list[dict[str, Any]], embed: bool) -> dict[str, float]:
@@ -129,8 +149,10 @@ def _variants(config: Any, embed: bool) -> list[tuple[str, Any, tuple[str, ...],
     return variants
 
 
-def run_one(n: int, plants_count: int, seed: int, embed: bool) -> dict[str, Any]:
-    os.environ["DATABASE_URL"] = _fresh_database()
+def run_one(n: int, plants_count: int, seed: int, embed: bool,
+            reuse: bool = False) -> dict[str, Any]:
+    name = f"{BENCH_DB}_{n}_{plants_count}_{seed}_{'v' if embed else 'nv'}"
+    os.environ["DATABASE_URL"], kept = _database(name, reuse)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")
     import django
 
@@ -142,7 +164,7 @@ def run_one(n: int, plants_count: int, seed: int, embed: bool) -> dict[str, Any]
     from memory.services.sleep_cycle import sleep_cycle_run
 
     plants = plants_make(plants_count, seed=seed)
-    times = _consolidate(_planted(n, plants, seed), embed)
+    times = {"reused": 1.0} if kept else _consolidate(_planted(n, plants, seed), embed)
     config = config_get()
     now = clock.now()
     rows = [_evaluate(plants, label=label, config=cfg, strategies=on, use_strength=strength,
@@ -180,8 +202,9 @@ def _evaluate_questions(questions: list[Question], *, label: str, config: Any,
 
 
 def run_conversations(sessions: int, turns: int, people: int, seed: int,
-                      embed: bool) -> dict[str, Any]:
-    os.environ["DATABASE_URL"] = _fresh_database(f"{BENCH_DB}_conversations")
+                      embed: bool, reuse: bool = False) -> dict[str, Any]:
+    name = f"{BENCH_DB}_conv_{sessions}_{turns}_{people}_{seed}_{'v' if embed else 'nv'}"
+    os.environ["DATABASE_URL"], kept = _database(name, reuse)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")
     import django
 
@@ -193,7 +216,7 @@ def run_conversations(sessions: int, turns: int, people: int, seed: int,
                                              seed=seed)
     memories = [{"source_id": t.source_id, "text": t.text, "actor": t.speaker,
                  "occurred_at": t.at.isoformat()} for t in dialogue]
-    times = _consolidate(memories, embed)
+    times = {"reused": 1.0} if kept else _consolidate(memories, embed)
     config = config_get()
     rows = [_evaluate_questions(questions, label=label, config=cfg, strategies=on,
                                 use_strength=strength, now=clock.now())
@@ -234,12 +257,17 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=200)
     parser.add_argument("--turns", type=int, default=60, help="turns per session")
     parser.add_argument("--people", type=int, default=12)
+    parser.add_argument("--reuse", action="store_true",
+                        help="keep the corpus a previous run consolidated and embedded "
+                             "(one database per size, seed and --no-embed)")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     embed = not args.no_embed
     if args.one is not None:
-        result = (run_conversations(args.sessions, args.turns, args.people, args.seed, embed)
-                  if args.conversations else run_one(args.one, args.plants, args.seed, embed))
+        result = (run_conversations(args.sessions, args.turns, args.people, args.seed, embed,
+                                    args.reuse)
+                  if args.conversations
+                  else run_one(args.one, args.plants, args.seed, embed, args.reuse))
         print(json.dumps(result))
         return
     print(machine_describe())
@@ -248,14 +276,16 @@ def main() -> None:
         command = [sys.executable, __file__, "--one", "0", "--conversations",
                    "--sessions", str(args.sessions), "--turns", str(args.turns),
                    "--people", str(args.people), "--seed", str(args.seed),
-                   *(["--no-embed"] if args.no_embed else [])]
+                   *(["--no-embed"] if args.no_embed else []),
+                   *(["--reuse"] if args.reuse else [])]
         out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
         _print_conversations(json.loads(out.strip().splitlines()[-1]))
         print(f"\nload average at end: {os.getloadavg()}")
         return
     for n in args.sizes:
         command = [sys.executable, __file__, "--one", str(n), "--plants", str(args.plants),
-                   "--seed", str(args.seed), *(["--no-embed"] if args.no_embed else [])]
+                   "--seed", str(args.seed), *(["--no-embed"] if args.no_embed else []),
+                   *(["--reuse"] if args.reuse else [])]
         out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
         _print(json.loads(out.strip().splitlines()[-1]))
     print(f"\nload average at end: {os.getloadavg()}")

@@ -27,6 +27,7 @@ from memory.selectors import recall as strategies
 from memory.selectors.entities import STRENGTH_NOW
 from memory.selectors.recall import RecallFilters, Scope
 from memory.selectors.recall_terms import TextQuery, text_query
+from memory.selectors.recall_vectors import entity_similarities, memory_similarities
 from memory.services.entities import entity_reinforce
 from memory.services.memories import memories_reinforce
 
@@ -187,21 +188,37 @@ def _fulltext_entities(*, query: str, scope: Scope, section: RecallSection
     return ranked[:n], mentioned
 
 
-def _vector_entities(*, vector: Sequence[float], scope: Scope,
-                     section: RecallSection) -> list[Candidate]:
+def _vector_entities(*, vector: Sequence[float], scope: Scope, section: RecallSection,
+                     found_entities: Collection[int],
+                     found_memories: Mapping[int, list[int]]) -> list[Candidate]:
+    """The nearest names and memories, widened to the entities and memories the other
+    strategies found (each scored exactly: the union is ranked, not one strategy's pool)."""
     n = section.candidates
-    names = strategies.vector_names(vector=vector, scope=scope, limit=n,
-                                    ef_search=section.vector_ef_search)
-    memories = strategies.vector_memories(vector=vector, scope=scope, limit=n,
-                                          ef_search=section.vector_ef_search)
-    mentioned = strategies.memory_entities(memory_ids=[_id(c.ref) for c in memories],
-                                           scope=scope)
+    names = _widened(strategies.vector_names(vector=vector, scope=scope, limit=n,
+                                             ef_search=section.vector_ef_search),
+                     entity_similarities(vector=vector, entity_ids=found_entities))
+    nearest = strategies.vector_memories(vector=vector, scope=scope, limit=n,
+                                         ef_search=section.vector_ef_search)
+    mentioned = {**found_memories, **strategies.memory_entities(
+        memory_ids=[_id(c.ref) for c in nearest if _id(c.ref) not in found_memories],
+        scope=scope)}
+    memories = _widened(nearest, memory_similarities(vector=vector,
+                                                     memory_ids=list(found_memories)))
     best: dict[Ref, Candidate] = {c.ref: c for c in names}
     for c in memories:
         for entity in mentioned.get(_id(c.ref), []):
             if entity not in best or c.score > best[entity].score:
                 best[entity] = Candidate(entity, c.score, f"memory {c.ref}")
-    return sorted(best.values(), key=lambda c: (-c.score, str(c.ref)))[:n]
+    return sorted(best.values(), key=lambda c: (-c.score, str(c.ref)))
+
+
+def _widened(nearest: list[Candidate], exact: Mapping[int, float],
+             kind: str | None = None) -> list[Candidate]:
+    """The nearest neighbours plus the exactly scored candidates they lack, best first."""
+    have = {_id(c.ref) for c in nearest}
+    extra = [Candidate((kind, ident) if kind else ident, score)
+             for ident, score in exact.items() if ident not in have]
+    return sorted(nearest + extra, key=lambda c: (-c.score, str(c.ref)))
 
 
 def _graph(*, seeds: Mapping[Ref, Fused], scope: Scope, include_faded: bool,
@@ -251,8 +268,10 @@ def _entity_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
         lists["trigram"] = strategies.trigram_names(
             query=query, scope=scope, limit=n, threshold=section.trigram_threshold)
     if vector is not None:
+        found = {_id(c.ref) for candidates in lists.values() for c in candidates}
         lists["vector"] = _vector_entities(vector=vector.result(), scope=scope,
-                                           section=section)
+                                           section=section, found_entities=found,
+                                           found_memories=mentioned)
     fused = fuse(lists, weights=section.weights, method=section.fusion, rrf_k=section.rrf_k)
     if "graph" in on and fused and section.graph_hops:
         seeds = dict(sorted(fused.items(), key=lambda kv: -kv[1].relevance)[:section.graph_seeds])
@@ -317,15 +336,20 @@ def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
         memories = strategies.fulltext_memories(text=text, scope=scope, limit=n)
         facts = strategies.fulltext_fact_rows(text=text, scope=scope, limit=n)
         worth = section.fulltext_sources
-        lists["fulltext"] = sorted(
+        lists["fulltext"] = _facts_as_memories(sorted(
             [Candidate(("memory", _id(c.ref)), c.score * worth["memories"]) for c in memories]
             + [Candidate(("fact", _id(c.ref)), c.score * worth["facts"]) for c in facts],
-            key=lambda c: -c.score)
+            key=lambda c: -c.score))
     if vector is not None:
-        lists["vector"] = [Candidate(("memory", _id(c.ref)), c.score)
-                           for c in strategies.vector_memories(
-                               vector=vector.result(), scope=scope, limit=n,
-                               ef_search=section.vector_ef_search)]
+        query_vector = vector.result()
+        nearest = [Candidate(("memory", _id(c.ref)), c.score)
+                   for c in strategies.vector_memories(vector=query_vector, scope=scope,
+                                                       limit=n,
+                                                       ef_search=section.vector_ef_search)]
+        found = [ident for kind, ident in (_ref(c.ref) for c in lists.get("fulltext", []))
+                 if kind == "memory"]
+        lists["vector"] = _widened(nearest, memory_similarities(vector=query_vector,
+                                                                memory_ids=found), "memory")
     fused = fuse(lists, weights=section.weights, method=section.fusion, rrf_k=section.rrf_k)
     memories_by_id = _memory_strength_rows([ident for kind, ident in _refs(fused, "memory")],
                                            at=scope.at, config=config)
@@ -350,6 +374,25 @@ def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
         else:
             hits.append(_fact_hit(facts_by_id[ident], entry, score, sources))
     return hits
+
+
+def _facts_as_memories(candidates: list[Candidate]) -> list[Candidate]:
+    """A fact drawn only from memories restates them: in its place, its memories (a fact
+    and its memory would otherwise take two places in the answer for one thing said)."""
+    fact_ids = [ident for kind, ident in (_ref(c.ref) for c in candidates) if kind == "fact"]
+    events = dict(Fact.objects.filter(id__in=fact_ids).values_list("id", "event_ids"))
+    memory_of = dict(Memory.objects.filter(
+        event_id__in=[eid for ids in events.values() for eid in ids]).values_list("event_id", "id"))
+    out = []
+    for candidate in candidates:
+        kind, ident = _ref(candidate.ref)
+        drawn_from = events.get(ident, []) if kind == "fact" else []
+        if drawn_from and all(eid in memory_of for eid in drawn_from):
+            out += [Candidate(("memory", memory_of[eid]), candidate.score, candidate.via)
+                    for eid in drawn_from]
+        else:
+            out.append(candidate)
+    return out
 
 
 def _id(ref: Ref) -> int:
