@@ -11,14 +11,15 @@ that fails the check is built for every run, as without this module.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from django.db.models import QuerySet
 
-Build = Callable[[datetime, list[int]], "QuerySet[Any]"]
+# A queryset (its SELECT), or the SQL and parameters of another statement (an UPDATE).
+Build = Callable[[datetime, list[int]], "QuerySet[Any] | tuple[str, Sequence[Any]]"]
 _PLACEHOLDERS = ((datetime(2001, 2, 3, 4, 5, 6, 123457, tzinfo=UTC), [-101]),
                  (datetime(2002, 3, 4, 5, 6, 7, 234568, tzinfo=UTC), [-202]))
 
@@ -44,9 +45,13 @@ def _slot(first: Any, second: Any) -> str | None:
     return "" if first == second else None
 
 
+def _sql(built: QuerySet[Any] | tuple[str, Sequence[Any]]) -> tuple[str, Sequence[Any]]:
+    return built if isinstance(built, tuple) else built.query.sql_with_params()
+
+
 def _compiled(owner: object, build: Build) -> _Compiled:
     (sql, params), (other_sql, other_params) = (
-        build(at, list(ids)).query.sql_with_params() for at, ids in _PLACEHOLDERS)
+        _sql(build(at, list(ids))) for at, ids in _PLACEHOLDERS)
     slots = [_slot(a, b) for a, b in zip(params, other_params, strict=False)]
     reusable = sql == other_sql and len(params) == len(other_params) and None not in slots
     return _Compiled(owner=owner, sql=sql, params=tuple(params), reusable=reusable,
@@ -64,7 +69,7 @@ def statement_get(*, key: Hashable, owner: object, build: Build, at: datetime,
             _cache.clear()
         _cache[(key, id(owner))] = entry
     if not entry.reusable:
-        sql, params = build(at, ids).query.sql_with_params()
+        sql, params = _sql(build(at, ids))
         return sql, list(params)
     values = list(entry.params)
     for position, kind in entry.slots:

@@ -5,16 +5,20 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from django.db.models import DateTimeField, F, Q, QuerySet, Value
+from django.db import connection
+from django.db.models import BooleanField, DateTimeField, F, Q, QuerySet, Value
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Greatest
+from django.db.models.sql import UpdateQuery
 
 from memory import clock
 from memory.config import DecayConfig, config_get
 from memory.decay.formulas import EntityState, strength_after
 from memory.decay.sql import EntityColumns, num, strength_sql
 from memory.models import Entity, EntityStatus, Namespace, Route
+from memory.selectors.statements import statement_get
 
 
 class Outcome:
@@ -86,13 +90,26 @@ def entity_reinforce(
         return 0
     now = now or clock.now()
     config = config or config_get()
-    count = F("retrieval_count") + 1
-    restarted = Greatest(F("last_reinforced_at"), Value(now, output_field=DateTimeField()))
-    cols = EntityColumns().replace(retrieval_count=count, last_reinforced_at=restarted)
-    return Entity.objects.filter(id__in=set(entity_ids), status=EntityStatus.ACTIVE).update(
-        retrieval_count=count, last_reinforced_at=restarted,
-        **_stored_strength(now=now, config=config, cols=cols),
-    )
+
+    def build(now: datetime, ids: list[int]) -> tuple[str, Sequence[Any]]:
+        # The UPDATE the queryset would run; compiled once per configuration (the strength
+        # expression costs milliseconds to compile, more than the statement takes to run).
+        count = F("retrieval_count") + 1
+        restarted = Greatest(F("last_reinforced_at"), Value(now, output_field=DateTimeField()))
+        cols = EntityColumns().replace(retrieval_count=count, last_reinforced_at=restarted)
+        chosen = RawSQL("id = ANY(%s)", (ids,), output_field=BooleanField())
+        query = cast(UpdateQuery, Entity.objects.filter(chosen, status=EntityStatus.ACTIVE)
+                     .query.chain(UpdateQuery))
+        query.add_update_values({"retrieval_count": count, "last_reinforced_at": restarted,
+                                 **_stored_strength(now=now, config=config, cols=cols)})
+        sql, params = query.get_compiler(Entity.objects.db).as_sql()
+        return str(sql), tuple(params)
+
+    sql, params = statement_get(key=("entity_reinforce",), owner=config, build=build, at=now,
+                                ids=sorted(set(entity_ids)))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return int(cursor.rowcount)
 
 
 def entity_feedback(
