@@ -3,7 +3,8 @@ entities, and what a session's ledger already holds (docs/context.md)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from memory.config import DecayConfig
@@ -15,7 +16,6 @@ from memory.models import (
     EntityStatus,
     Fact,
     FactStatus,
-    Memory,
     MemoryMention,
     Relation,
 )
@@ -23,6 +23,16 @@ from memory.selectors.entities import STRENGTH_NOW
 from memory.selectors.recall import entities_at
 
 OPERATOR_KEY = "self:operator"
+
+
+@dataclass(frozen=True)
+class EntityNow:
+    """An entity as a recall at the same time already read it: no need to read it again."""
+
+    key: str
+    name: str
+    strength: float | None
+    pinned: bool
 SPOKEN = ("instructed", "corrected", "prefers", "avoids")
 
 
@@ -59,43 +69,54 @@ def _claims(ids: Collection[int], *, per_entity: int,
 
 
 def _memories(ids: Collection[int], *, per_entity: int) -> dict[int, list[MemoryLine]]:
+    """The latest `per_entity` memories mentioning each entity (one statement)."""
     found: dict[int, list[MemoryLine]] = {}
     mentions = (MemoryMention.objects.filter(entity_id__in=list(ids))
                 .order_by("entity_id", "-memory__occurred_at")
-                .values_list("entity_id", "memory_id"))
+                .values_list("entity_id", "memory_id", "memory__text", "memory__source",
+                             "memory__occurred_at"))
     wanted: dict[int, list[int]] = {}
-    for entity_id, memory_id in mentions:
+    for entity_id, memory_id, text, source, occurred_at in mentions:
         chosen = wanted.setdefault(entity_id, [])
         if len(chosen) < per_entity and memory_id not in chosen:
             chosen.append(memory_id)
-    rows = Memory.objects.in_bulk([m for chosen in wanted.values() for m in chosen])
-    for entity_id, chosen in wanted.items():
-        found[entity_id] = [MemoryLine(text=rows[m].text, source=rows[m].source,
-                                       occurred_at=rows[m].occurred_at)
-                            for m in chosen if m in rows]
+            found.setdefault(entity_id, []).append(
+                MemoryLine(text=text, source=source, occurred_at=occurred_at))
+    return found
+
+
+def _entities_now(ids: Sequence[int], *, known: Mapping[int, EntityNow], now: datetime,
+                  config: DecayConfig) -> dict[int, EntityNow]:
+    """Each entity's key, name, strength at `now` and pin: read for those not `known`."""
+    found = {pk: known[pk] for pk in ids if pk in known}
+    missing = [pk for pk in ids if pk not in known]
+    for entity in entities_at(ids=missing, at=now, config=config,
+                              fields=("id", "key", "display_name", "pinned")):
+        found[entity.pk] = EntityNow(key=entity.key, name=entity.display_name,
+                                     strength=getattr(entity, STRENGTH_NOW),
+                                     pinned=entity.pinned)
     return found
 
 
 def context_blocks_data(*, entity_ids: Sequence[int], now: datetime, config: DecayConfig,
-                        facts_per_entity: int, memories_per_entity: int
+                        facts_per_entity: int, memories_per_entity: int,
+                        known: Mapping[int, EntityNow] | None = None
                         ) -> dict[int, EntityBlockData]:
-    """Each entity's block material, evaluated at `now` (a handful of queries in all)."""
+    """Each entity's block material, evaluated at `now` (a handful of queries in all);
+    `known`: entities a recall at `now` already read."""
     ids = list(dict.fromkeys(entity_ids))
-    entities = entities_at(ids=ids, at=now, config=config,
-                           fields=("id", "key", "display_name", "pinned"))
+    entities = _entities_now(ids, known=known or {}, now=now, config=config)
     current = {c.entity_id: c for c in CompiledTruth.objects.filter(
         entity_id__in=ids, superseded_by__isnull=True).only("entity_id", "version", "markdown")}
     claims = _claims(ids, per_entity=facts_per_entity, by_operator=_spoken_by_operator(ids))
     memories = _memories(ids, per_entity=memories_per_entity)
     data = {}
-    for entity in entities:
-        compiled = current.get(entity.pk)
-        data[entity.pk] = EntityBlockData(
-            entity_id=entity.pk, key=entity.key, name=entity.display_name,
-            strength=getattr(entity, STRENGTH_NOW), pinned=entity.pinned,
-            summary=_summary(compiled.markdown) if compiled else "",
-            claims=tuple(claims.get(entity.pk, ())),
-            memories=tuple(memories.get(entity.pk, ())),
+    for pk, entity in entities.items():
+        compiled = current.get(pk)
+        data[pk] = EntityBlockData(
+            entity_id=pk, key=entity.key, name=entity.name, strength=entity.strength,
+            pinned=entity.pinned, summary=_summary(compiled.markdown) if compiled else "",
+            claims=tuple(claims.get(pk, ())), memories=tuple(memories.get(pk, ())),
             compiled_version=compiled.version if compiled else None)
     return data
 

@@ -10,6 +10,7 @@ ranking. When the whole query fits the budget (any small graph), nothing is left
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from collections.abc import Mapping
@@ -104,11 +105,21 @@ def _fitting(stems: list[str], stats: TermStats, budget: int) -> list[str]:
     return sorted(kept)
 
 
-def text_query(*, query: str, budget: Mapping[str, int], ttl_seconds: float) -> TextQuery:
-    """The query's stems (one statement), and what each source must match."""
+# A query's tsquery depends on its text alone (cortex_tsq is immutable): a context assembly
+# recalls the same query twice (with its project and without), a session asks again.
+QUERIES_KEPT = 1024
+
+
+@functools.lru_cache(maxsize=QUERIES_KEPT)
+def _tsquery_of(query: str) -> str:
     with connection.cursor() as cursor:
         cursor.execute("SELECT cortex_tsq(%s)::text", [query])
-        rank = str(cursor.fetchone()[0])
+        return str(cursor.fetchone()[0])
+
+
+def text_query(*, query: str, budget: Mapping[str, int], ttl_seconds: float) -> TextQuery:
+    """The query's stems (one statement, the first time), and what each source must match."""
+    rank = _tsquery_of(query)
     stems = [m.replace("''", "'") for m in _LEXEME.findall(rank)]
     match: dict[str, str] = {}
     for source in SOURCES:

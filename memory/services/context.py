@@ -24,7 +24,12 @@ from memory.context.render import (
 from memory.context.tokens import tokens_estimate
 from memory.errors import Invalid
 from memory.models import ContextInjection
-from memory.selectors.context import context_blocks_data, context_ledger, context_pinned_ids
+from memory.selectors.context import (
+    EntityNow,
+    context_blocks_data,
+    context_ledger,
+    context_pinned_ids,
+)
 from memory.selectors.recall import RecallFilters
 from memory.services.entities import entity_reinforce
 from memory.services.recall import recall_run
@@ -68,19 +73,25 @@ def _section(config: DecayConfig) -> ContextSection:
     return config.context
 
 
-def _candidates(*, query: str, project: str, section: ContextSection,
-                now: datetime, config: DecayConfig) -> list[int]:
+def _candidates(*, query: str, project: str, section: ContextSection, now: datetime,
+                config: DecayConfig) -> tuple[list[int], dict[int, EntityNow]]:
     """Relevant entities, best first: the query's recall, and with a project the recall
-    restricted to it first (its own things before the rest)."""
+    restricted to it first (its own things before the rest); and each as the recall read it
+    (at `now`, as the blocks want it)."""
     if not query.strip():
-        return []
+        return [], {}
     ranked: list[int] = []
+    known: dict[int, EntityNow] = {}
     filters = [RecallFilters(project=project), RecallFilters()] if project else [RecallFilters()]
     for scope in filters:
         result = recall_run(query=query, filters=scope, limit=section.candidates,
                             reinforce=False, now=now, config=config)
-        ranked += [hit.entity_id for hit in result.hits if hit.entity_id is not None]
-    return list(dict.fromkeys(ranked))
+        for hit in result.hits:
+            if hit.entity_id is not None and hit.kind == "entity":
+                ranked.append(hit.entity_id)
+                known[hit.entity_id] = EntityNow(key=hit.ref, name=hit.name,
+                                                 strength=hit.strength, pinned=hit.pinned)
+    return list(dict.fromkeys(ranked)), known
 
 
 def _injectable(data: EntityBlockData, threshold: float) -> bool:
@@ -98,11 +109,12 @@ def context_assemble(
         raise Invalid(f"budget_tokens must be within 1..{section.max_budget_tokens}.",
                       fields={"budget_tokens": "out of range"})
     pinned = context_pinned_ids(limit=section.max_pinned)
-    relevant = [i for i in _candidates(query=query, project=project, section=section,
-                                       now=now, config=config) if i not in pinned]
+    found, known = _candidates(query=query, project=project, section=section, now=now,
+                               config=config)
+    relevant = [i for i in found if i not in pinned]
     data = context_blocks_data(entity_ids=[*pinned, *relevant], now=now, config=config,
                                facts_per_entity=section.facts_per_entity,
-                               memories_per_entity=section.memories_per_entity)
+                               memories_per_entity=section.memories_per_entity, known=known)
     threshold = config.thresholds.entity_strength
     order = [(i, "Pinned") for i in pinned if i in data] + [
         (i, "Relevant") for i in relevant if i in data and _injectable(data[i], threshold)]
