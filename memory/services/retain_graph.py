@@ -48,6 +48,15 @@ class Node:
     aliases_added: list[str] = field(default_factory=list)
     reinforcements: int = 0
     reinforced_at: datetime | None = None
+    # The normalized names it carries (display name, aliases, aliases added), built once.
+    names_normalized: set[str] | None = field(default=None, repr=False, compare=False)
+
+    def known_names(self) -> set[str]:
+        """The normalized forms of its names; the caller adds to it what it adds."""
+        if self.names_normalized is None:
+            self.names_normalized = {normalize(n) for n in (self.display_name, *self.aliases,
+                                                            *self.aliases_added)}
+        return self.names_normalized
 
 
 @dataclass
@@ -112,14 +121,18 @@ class GraphCache:
             added.append(node)
         return added
 
+    @staticmethod
+    def _rows(**lookup: Any) -> list[dict[str, Any]]:
+        return list(Entity.objects.filter(**lookup).values(*_ENTITY_FIELDS))
+
     def load_entities(self, *, keys: Iterable[str] = (), ids: Iterable[int] = ()) -> None:
         keys = set(keys) - set(self.nodes) - self.missing_keys
         ids = set(ids) - set(self.by_id)
         if keys:
-            self._add_rows(list(Entity.objects.filter(key__in=keys).values(*_ENTITY_FIELDS)))
+            self._add_rows(self._rows(key__in=keys))
             self.missing_keys |= keys - set(self.nodes)
         if ids:
-            self._add_rows(list(Entity.objects.filter(pk__in=ids).values(*_ENTITY_FIELDS)))
+            self._add_rows(self._rows(pk__in=ids))
         self._load_survivors()
 
     def _load_survivors(self) -> None:
@@ -128,7 +141,7 @@ class GraphCache:
                       if n.merged_into_id and n.merged_into_id not in self.by_id}
             if not wanted:
                 return
-            self._add_rows(list(Entity.objects.filter(pk__in=wanted).values(*_ENTITY_FIELDS)))
+            self._add_rows(self._rows(pk__in=wanted))
 
     def load_aliases(self, pairs: Iterable[tuple[str, str]]) -> None:
         """(namespace path, normalized name) pairs -> the entities holding them."""

@@ -203,7 +203,7 @@ class ObservationStep:
         (not from dark matter: unconfirmed signal names nothing)."""
         if self.route == DARK:
             return
-        known = {normalize(n) for n in (node.display_name, *node.aliases, *node.aliases_added)}
+        known = node.known_names()
         for name in (spec.name, *spec.aliases):
             normalized = normalize(name)
             if normalized and normalized not in known:

@@ -8,7 +8,10 @@ from typing import Any
 
 import pytest
 from django.db import DataError
+from django.db.models import F
 
+from memory.config import config_get
+from memory.decay.formulas import EntityState, entity_strength
 from memory.models import Entity, Observation, RegenerationRequest
 from memory.observation_schemas import PayloadField, observation_schema_register
 from memory.retain.extraction import Extraction, ObservationView
@@ -155,3 +158,48 @@ def test_layer_3_consumes_the_regeneration_requests() -> None:
     submit(commit("Alice Martin", "cortex", "fix", at=T0 + timedelta(days=30)))
     retain()
     assert {r.reasons[0] for r in regeneration_requests_open()} == {"strength"}
+
+
+def test_a_row_changed_between_the_chunks_read_and_its_write_keeps_the_change(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Recalls are increments and the strength they produce is computed from what the row
+    holds at the write: a recall or a feedback another writer made meanwhile is kept."""
+    key = "world:person:alice-martin"
+    submit(commit("Alice Martin", "cortex", "feat: a", at=T0))
+    retain()
+    submit(commit("Alice Martin", "cortex", "feat: b", at=T0 + timedelta(days=2)))
+    real = retain_flush._entities
+
+    def then_a_feedback(*args: Any) -> None:
+        real(*args)
+        Entity.objects.filter(key=key).update(retrieval_count=F("retrieval_count") + 5, pos=3)
+
+    monkeypatch.setattr(retain_flush, "_entities", then_a_feedback)
+    retain()
+    alice = Entity.objects.get(key=key)
+    assert (alice.retrieval_count, alice.pos) == (6, 3)
+    assert alice.last_reinforced_at == alice.strength_evaluated_at == T0 + timedelta(days=2)
+    state = EntityState(base=alice.base, half_life_days=alice.half_life_days,
+                        valence=alice.valence, pos=3, retrieval_count=6, route=alice.route,
+                        pinned=alice.pinned)
+    assert alice.strength == entity_strength(state, last_reinforced_at=T0 + timedelta(days=2),
+                                             now=T0 + timedelta(days=2), config=config_get())
+
+
+def test_a_recall_in_a_chunk_stores_the_strength_it_produces() -> None:
+    key = "world:person:alice-martin"
+    submit(commit("Alice Martin", "cortex", "feat: a", at=T0),
+           commit("Alice Martin", "cortex", "feat: b", at=T0 + timedelta(days=1)))
+    retain()
+    submit(commit("Alice Martin", "cortex", "feat: c", at=T0 + timedelta(days=3)),
+           commit("Bruno Dupont", "cortex", "feat: d", at=T0 + timedelta(days=4)))
+    retain()
+    alice = Entity.objects.get(key=key)
+    assert alice.retrieval_count == 2
+    # Evaluated at the chunk's latest reinforcement (the project, recalled at day 4).
+    assert alice.strength_evaluated_at == T0 + timedelta(days=4)
+    state = EntityState(base=alice.base, half_life_days=alice.half_life_days,
+                        valence=alice.valence, retrieval_count=2, route=alice.route,
+                        pinned=alice.pinned)
+    assert alice.strength == entity_strength(state, last_reinforced_at=T0 + timedelta(days=3),
+                                             now=T0 + timedelta(days=4), config=config_get())
