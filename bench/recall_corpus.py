@@ -21,15 +21,16 @@ INSTRUMENTS = ["cello", "banjo", "oboe", "ukulele", "harp", "trombone", "accordi
 SPORTS = ["climbing", "rowing", "fencing", "squash", "judo", "curling", "cycling"]
 COLOURS = ["blue", "green", "red", "yellow", "grey", "orange"]
 
-# (fact, English question, French question): the questions share few words with the fact.
+# (fact, English question, French question): the questions share few words with the fact, and
+# each names the person (the same kind of fact about others is among the distractors).
 PLANTS = [
     ("{p}'s cat is called {pet}.",
      "What name did {p} give to the kitten?", "Comment s'appelle le chat de {p} ?"),
     ("{p} is allergic to peanuts and carries an epinephrine pen.",
      "Does {p} have any food allergy?", "{p} a-t-il une allergie alimentaire ?"),
     ("{p} keeps the spare keys of the {place} office in the {colour} drawer.",
-     "Where can I find the backup key for the {place} workplace?",
-     "Où sont rangées les clés de secours du bureau de {place} ?"),
+     "Where does {p} leave the backup key for the {place} workplace?",
+     "Où {p} range-t-il les clés de secours du bureau de {place} ?"),
     ("{p} plays the {instrument} in an amateur orchestra on Thursdays.",
      "Which musical instrument does {p} practise?", "De quel instrument {p} joue-t-il ?"),
     ("{p}'s favourite dish is {dish}.",

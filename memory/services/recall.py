@@ -364,15 +364,20 @@ def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
             factors[(kind, ident)] = 1.0
         else:
             fused.pop((kind, ident))
-    ranked = rank(fused, factors, limit=limit)
     sources = _source_ids([e for f in facts_by_id.values() for e in f.event_ids[:5]])
-    hits = []
-    for entry, score in ranked:
+    hits: list[Hit] = []
+    said: dict[tuple[str, str], Hit] = {}
+    for entry, score in rank(fused, factors, limit=len(fused)):
         kind, ident = _ref(entry.ref)
-        if kind == "memory":
-            hits.append(_memory_hit(memories_by_id[ident], entry, score))
-        else:
-            hits.append(_fact_hit(facts_by_id[ident], entry, score, sources))
+        hit = (_memory_hit(memories_by_id[ident], entry, score) if kind == "memory"
+               else _fact_hit(facts_by_id[ident], entry, score, sources))
+        # The same words stored twice are one hit, with both provenances.
+        same = said.get((hit.kind, hit.name))
+        if same is not None:
+            same.provenance += hit.provenance
+        elif len(hits) < limit:
+            said[(hit.kind, hit.name)] = hit
+            hits.append(hit)
     return hits
 
 

@@ -82,3 +82,16 @@ def test_a_fact_drawn_from_a_memory_is_not_a_second_hit(notes: None) -> None:
     novel = [hit for hit in result.hits if "novel" in hit.name]
     assert [hit.kind for hit in novel] == ["memory"]
     assert novel[0].provenance[0]["source_id"] == f"note-{2 + SAME_PERSON.index(NOVEL)}"
+
+
+def test_the_same_words_stored_twice_are_one_hit_with_both_provenances(notes: None) -> None:
+    memories_remember(source="api:lyra", memories=[
+        {"text": NOVEL, "source_id": "again", "occurred_at": NOW.isoformat()}])
+    analysis_drain()
+    retain_drain(embed=False)
+    result = recall_run(query="Anya Petrova novel Oslo", unit="memory", limit=10,
+                        reinforce=False, now=NOW, strategies_on=("fulltext",))
+    novel = [hit for hit in result.hits if hit.name == NOVEL]
+    assert len(novel) == 1
+    assert sorted(p["source_id"] for p in novel[0].provenance) == sorted(
+        ["again", f"note-{2 + SAME_PERSON.index(NOVEL)}"])
