@@ -89,6 +89,7 @@ class Plant:
     question_fr: str
     person: str
     template: str
+    language: str  # the fact's: "en" or "fr"
 
 
 def _person(rng: random.Random) -> str:
@@ -107,14 +108,14 @@ def plants_make(count: int, *, seed: int) -> list[Plant]:
     rng = random.Random(seed)
     people = [f"{a} {b}" for a in FIRST for b in LAST]
     rng.shuffle(people)
-    templates = PLANTS + PLANTS_FR
+    templates = [(*t, "en") for t in PLANTS] + [(*t, "fr") for t in PLANTS_FR]
     plants = []
     for k in range(count):
-        fact, en, fr = templates[k % len(templates)]
+        fact, en, fr, language = templates[k % len(templates)]
         slots = {**_slots(rng), "p": people[k]}
         plants.append(Plant(source_id=f"plant-{k}", text=fact.format(**slots),
                             question_en=en.format(**slots), question_fr=fr.format(**slots),
-                            person=people[k], template=fact))
+                            person=people[k], template=fact, language=language))
     return plants
 
 

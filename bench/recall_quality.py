@@ -118,14 +118,16 @@ def _evaluate(plants: list[Plant], *, label: str, config: Any, strategies: tuple
               use_strength: bool, now: Any) -> dict[str, Any]:
     from memory.services.recall import recall_run
 
-    ranks: dict[str, list[int | None]] = {"en": [], "fr": []}
+    ranks: dict[str, list[int | None]] = {"en": [], "fr": [], "same": [], "cross": []}
     started = time.perf_counter()
     for plant in plants:
         for language, question in (("en", plant.question_en), ("fr", plant.question_fr)):
             result = recall_run(query=question, unit="memory", limit=10, reinforce=False,
                                 strategies_on=strategies, use_strength=use_strength,
                                 now=now, config=config)
-            ranks[language].append(_rank(result.hits, plant.source_id))
+            position = _rank(result.hits, plant.source_id)
+            ranks[language].append(position)
+            ranks["same" if language == plant.language else "cross"].append(position)
     elapsed = time.perf_counter() - started
     every = ranks["en"] + ranks["fr"]
 
@@ -133,7 +135,8 @@ def _evaluate(plants: list[Plant], *, label: str, config: Any, strategies: tuple
         return sum(1 for r in values if r is not None and r <= 5) / len(values)
 
     return {"label": label, "recall@5": at5(every), "en@5": at5(ranks["en"]),
-            "fr@5": at5(ranks["fr"]),
+            "fr@5": at5(ranks["fr"]), "same@5": at5(ranks["same"]),
+            "cross@5": at5(ranks["cross"]),
             "mrr": sum(1 / r for r in every if r is not None) / len(every),
             "ms_per_query": 1000 * elapsed / len(every)}
 
@@ -240,10 +243,14 @@ def _print(result: dict[str, Any]) -> None:
     times = ", ".join(f"{k} {v:.1f}" for k, v in result["times"].items())
     print(f"\nN = {result['n']:,} distractors, {result['plants']} planted facts x 2 languages "
           f"({times})")
-    print(f"{'variant':<22} {'recall@5':>9} {'EN@5':>6} {'FR@5':>6} {'MRR':>6} {'ms/q':>7}")
+    print("(same@5: asked in the fact's own language, a paraphrase; cross@5: asked in the "
+          "other language)")
+    print(f"{'variant':<22} {'recall@5':>9} {'EN@5':>6} {'FR@5':>6} {'same@5':>7} "
+          f"{'cross@5':>7} {'MRR':>6} {'ms/q':>7}")
     for row in result["rows"]:
         print(f"{row['label']:<22} {row['recall@5']:>9.3f} {row['en@5']:>6.3f} "
-              f"{row['fr@5']:>6.3f} {row['mrr']:>6.3f} {row['ms_per_query']:>7.1f}")
+              f"{row['fr@5']:>6.3f} {row['same@5']:>7.3f} {row['cross@5']:>7.3f} "
+              f"{row['mrr']:>6.3f} {row['ms_per_query']:>7.1f}")
 
 
 def main() -> None:
