@@ -62,6 +62,21 @@ def _database(database: str, reuse: bool) -> tuple[str, bool]:
     return _fresh_database(database), False
 
 
+def _complete(count: int, embed: bool, database: str) -> bool:
+    """Whether a kept database holds the whole corpus (an interrupted run leaves a part of
+    it); if not, it is made anew, empty."""
+    from django.db import connection
+
+    from memory.models import Memory
+
+    done = Memory.objects.count() == count and not (
+        embed and Memory.objects.filter(embedded=False).exists())
+    if not done:
+        connection.close()
+        _fresh_database(database)
+    return done
+
+
 def _exists(admin: str, database: str) -> bool:
     import psycopg
 
@@ -167,6 +182,7 @@ def run_one(n: int, plants_count: int, seed: int, embed: bool,
     from memory.services.sleep_cycle import sleep_cycle_run
 
     plants = plants_make(plants_count, seed=seed)
+    kept = kept and _complete(n + plants_count, embed, name)
     times = {"reused": 1.0} if kept else _consolidate(_planted(n, plants, seed), embed)
     config = config_get()
     now = clock.now()
@@ -219,6 +235,7 @@ def run_conversations(sessions: int, turns: int, people: int, seed: int,
                                              seed=seed)
     memories = [{"source_id": t.source_id, "text": t.text, "actor": t.speaker,
                  "occurred_at": t.at.isoformat()} for t in dialogue]
+    kept = kept and _complete(len(memories), embed, name)
     times = {"reused": 1.0} if kept else _consolidate(memories, embed)
     config = config_get()
     rows = [_evaluate_questions(questions, label=label, config=cfg, strategies=on,
