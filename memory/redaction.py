@@ -395,8 +395,9 @@ def _depth_within(value: Any, limit: int) -> bool:
     return True
 
 
-def _clean_json(value: Any) -> bytes | None:
-    """The value's JSON if sanitizing could change nothing in it, else None.
+def _json_and_clean(value: Any) -> tuple[bytes | None, bool]:
+    """The value's JSON (None when orjson cannot write it) and whether sanitizing could change
+    nothing in it.
 
     Every string and key appears in the JSON text as itself (escaping only touches quotes,
     backslashes and control characters, which no trigger word contains), so a text with no
@@ -407,12 +408,18 @@ def _clean_json(value: Any) -> bytes | None:
     try:
         data = orjson.dumps(value)
     except TypeError:  # lone surrogates, non-string keys, ints beyond 64 bits, odd types
-        return None
+        return None, False
     if b"\\u0000" in data or redaction_scan.json_has_trigger(data):
-        return None
+        return data, False
     if data.count(b"{") + data.count(b"[") >= MAX_DEPTH and not _depth_within(value, MAX_DEPTH):
-        return None
-    return data
+        return data, False
+    return data, True
+
+
+def _clean_json(value: Any) -> bytes | None:
+    """The value's JSON if sanitizing could change nothing in it, else None."""
+    data, clean = _json_and_clean(value)
+    return data if clean else None
 
 
 def sanitize_value(value: Any) -> tuple[Any, int]:
@@ -437,8 +444,13 @@ def sanitize_json(payload: Mapping[str, Any]) -> tuple[bytes, int]:
     Most payloads hold nothing to change: one scan of their JSON text proves it, and that
     text is the answer (each payload is serialized once, strings are not walked one by one).
     """
-    data = _clean_json(payload)
-    if data is not None:
+    data, clean = _json_and_clean(payload)
+    if clean and data is not None:
         return data, 0
-    clean, count = sanitize(dict(payload))
-    return _dump(clean), count
+    value, count = sanitize(dict(payload))
+    if count == 0 and data is not None and b"\\u0000" not in data:
+        # A trigger word and nothing replaced (code that names a token): orjson wrote the
+        # payload, so it held no lone surrogate, and no NUL, the only other changes sanitize
+        # makes (non-finite floats and tuples it writes as sanitize would): that JSON is it.
+        return data, 0
+    return _dump(value), count
