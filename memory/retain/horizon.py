@@ -35,6 +35,22 @@ def position_key(position: Position) -> str:
     return f"{txid:020d}:{event_id}"
 
 
+def order_key_sql(*, event_ids: str, timestamp: str, dedup_key: str) -> str:
+    """The SQL expression of an observation's order key, from the SQL expressions of its
+    event ids (text[]), its timestamp and its dedup key: `position_key` of its latest event,
+    else (no event in the log) its UTC timestamp after a zero txid, then its dedup key.
+    Stored with the observation when it is inserted, and by the Retain Job for rows stored
+    without one."""
+    return (
+        "COALESCE((SELECT lpad(e.txid::text, 20, '0') || ':' || e.id "
+        f"FROM memory_memoryevent AS e WHERE e.id = ANY({event_ids}) "
+        "ORDER BY e.txid DESC, e.id DESC LIMIT 1), "
+        f"lpad('{NO_EVENTS_TXID}', 20, '0') || ':' || "
+        f"""to_char(({timestamp}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')) """
+        f"|| ':' || {dedup_key}"
+    )
+
+
 def retain_horizon() -> str | None:
     """The order-key prefix observations must sort below to be retained (None: no limit)."""
     positions = [p for p in (provider() for provider in _providers.values()) if p is not None]

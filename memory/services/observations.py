@@ -38,6 +38,7 @@ from memory.models.events import MemoryEvent
 from memory.models.observations import ObservationStatus, new_observation_id
 from memory.models.taxonomy import Valence
 from memory.observation_schemas import payload_errors
+from memory.retain.horizon import order_key_sql
 from memory.services.outbox import outbox_fill
 from memory.services.retain import retain_enqueue
 from memory.services.sql import jsonb_param, server_bound_cursor
@@ -274,14 +275,18 @@ _INSERT = """
 INSERT INTO memory_observation
     (id, dedup_key, source, timestamp, recorded_at, category, actors, topic, sentiment,
      sentiment_score, payload_typed, correlation_session, correlation_thread,
-     correlation_parent, target_namespace, event_ids, status, attempts, error)
+     correlation_parent, target_namespace, event_ids, status, attempts, error, order_key)
 SELECT u.id, u.dedup_key, u.source, u.timestamp, %s, u.category, u.actors, u.topic,
        u.sentiment, u.sentiment_score, u.payload_typed, u.session, u.thread, u.parent,
-       u.target_namespace, ARRAY(SELECT jsonb_array_elements_text(u.event_ids)), 'pending', 0, ''
+       u.target_namespace, w.event_ids, 'pending', 0, '',
+       """ + order_key_sql(event_ids="w.event_ids", timestamp="u.timestamp",
+                           dedup_key="u.dedup_key") + """
 FROM jsonb_to_recordset(%s::jsonb) AS u(
     id text, dedup_key text, source text, timestamp timestamptz, category text, actors jsonb,
     topic text, sentiment text, sentiment_score float8, payload_typed jsonb, session text,
     thread text, parent text, target_namespace text, event_ids jsonb)
+CROSS JOIN LATERAL (SELECT ARRAY(SELECT jsonb_array_elements_text(u.event_ids))
+                    AS event_ids) AS w
 ON CONFLICT (dedup_key) DO NOTHING
 RETURNING dedup_key, id
 """

@@ -29,7 +29,7 @@ from memory import clock
 from memory.config import DecayConfig, config_get
 from memory.models import Observation, ObservationStatus
 from memory.queueing import task_enqueue
-from memory.retain.horizon import retain_horizon
+from memory.retain.horizon import order_key_sql, retain_horizon
 from memory.services.embeddings import embedding_passes_run
 from memory.services.locks import LOCK_TIMEOUT_SECONDS, retain_lock
 from memory.services.retain_chunk import VIEW_FIELDS, ChunkReport, chunk_retain
@@ -39,15 +39,11 @@ logger = logging.getLogger(__name__)
 GAVE_UP = "gave up after {n} attempts: {error}"
 WORKER_LOST = "the worker stopped while retaining it"
 
-_ORDER_KEYS = """
-UPDATE memory_observation AS o SET order_key = COALESCE(
-    (SELECT lpad(e.txid::text, 20, '0') || ':' || e.id FROM memory_memoryevent AS e
-      WHERE e.id = ANY(o.event_ids) ORDER BY e.txid DESC, e.id DESC LIMIT 1),
-    lpad('0', 20, '0') || ':'
-        || to_char(o.timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')
-) || ':' || o.dedup_key
-WHERE o.status = 'pending' AND o.order_key = ''
-"""
+_ORDER_KEYS = (
+    "UPDATE memory_observation AS o SET order_key = "
+    + order_key_sql(event_ids="o.event_ids", timestamp="o.timestamp", dedup_key="o.dedup_key")
+    + " WHERE o.status = 'pending' AND o.order_key = ''"
+)
 
 
 @dataclass

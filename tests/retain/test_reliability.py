@@ -13,13 +13,15 @@ from django.db.models import F
 from memory.config import config_get
 from memory.decay.formulas import EntityState, entity_strength
 from memory.models import Entity, Observation, RegenerationRequest
+from memory.models.events import MemoryEvent
 from memory.observation_schemas import PayloadField, observation_schema_register
 from memory.retain.extraction import Extraction, ObservationView
 from memory.retain.registry import handler_register, handler_unregister
 from memory.selectors.graph import graph_digest
 from memory.services import retain_chunk, retain_flush
+from memory.services.events import event_append_many
 from memory.services.locks import retain_lock
-from memory.services.retain import retain_batch_run, retain_run
+from memory.services.retain import retain_batch_run, retain_order_assign, retain_run
 from memory.services.review import review_counts
 from tests.retain.conftest import retain, retain_config
 from tests.retain.factories import T0, commit, obs, submit, synthetic
@@ -203,3 +205,21 @@ def test_a_recall_in_a_chunk_stores_the_strength_it_produces() -> None:
                         pinned=alice.pinned)
     assert alice.strength == entity_strength(state, last_reinforced_at=T0 + timedelta(days=3),
                                              now=T0 + timedelta(days=4), config=config_get())
+
+
+def test_an_observation_is_stored_with_the_order_key_the_retain_job_would_give_it() -> None:
+    events = event_append_many(source="test:order", events=[
+        {"source_id": f"e{i}", "occurred_at": T0 + timedelta(minutes=i), "type": "note",
+         "subtype": "note", "actor": "tester", "payload": {"n": i}} for i in range(3)])
+    ids = submit(commit("Alice Martin", "cortex", "feat: a") | {"event_ids": [events[0].id,
+                                                                            events[2].id]},
+                 commit("Bruno Dupont", "cortex", "feat: b"),
+                 commit("Chloe Bernard", "cortex", "feat: c") | {"event_ids": [events[1].id]})
+    stored = dict(Observation.objects.filter(pk__in=ids).values_list("id", "order_key"))
+    assert all(stored.values())
+    Observation.objects.filter(pk__in=ids).update(order_key="")
+    assert retain_order_assign() == 3
+    assert dict(Observation.objects.filter(pk__in=ids).values_list("id", "order_key")) == stored
+    latest = MemoryEvent.objects.get(pk=events[2].id)
+    assert stored[ids[0]].startswith(f"{latest.txid:020d}:{latest.id}:")
+    assert stored[ids[1]].startswith(f"{0:020d}:")
