@@ -15,7 +15,7 @@ Every strategy returns `Candidate`s (an id, a native score, what matched) for th
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -106,9 +106,12 @@ def _candidates(rows: Iterable[tuple[Any, ...]]) -> list[Candidate]:
 
 # ---- full-text -------------------------------------------------------------------------
 
-def fulltext_names(*, text: TextQuery, scope: Scope, limit: int) -> list[Candidate]:
+Statement = tuple[str, list[Any]]
+
+
+def _names_sql(text: TextQuery, scope: Scope, limit: int) -> Statement:
     where, params = _entity_where(scope)
-    return _candidates(_rows(
+    return (
         f"""SELECT e.id, ts_rank(coalesce(
                        (SELECT s.search FROM memory_entitysearch s WHERE s.entity_id = e.id),
                        cortex_tsv(cortex_names(e.display_name, e.aliases))), %s::tsquery)
@@ -116,7 +119,11 @@ def fulltext_names(*, text: TextQuery, scope: Scope, limit: int) -> list[Candida
             WHERE cortex_tsv(cortex_names(e.display_name, e.aliases)) @@ %s::tsquery
               AND {where}
             ORDER BY 2 DESC, e.id LIMIT %s""",
-        [text.rank, text.matching("names"), *params, limit]))
+        [text.rank, text.matching("names"), *params, limit])
+
+
+def fulltext_names(*, text: TextQuery, scope: Scope, limit: int) -> list[Candidate]:
+    return _candidates(_rows(*_names_sql(text, scope, limit)))
 
 
 def _facts_ranked(text: TextQuery, scope: Scope, key: str) -> tuple[str, list[Any]]:
@@ -132,34 +139,46 @@ def _facts_ranked(text: TextQuery, scope: Scope, key: str) -> tuple[str, list[An
              *params])
 
 
-def fulltext_facts(*, text: TextQuery, scope: Scope, limit: int) -> list[Candidate]:
+def _facts_sql(text: TextQuery, scope: Scope, limit: int) -> Statement:
     ranked, params = _facts_ranked(text, scope, "entity_id")
-    return _candidates(_rows(
+    return (
         f"""SELECT key, max(rank), 'fact: ' || (array_agg(claim ORDER BY rank DESC))[1]
             FROM ({ranked}) AS ranked GROUP BY key ORDER BY 2 DESC, 1 LIMIT %s""",
-        [*params, limit]))
+        [*params, limit])
+
+
+def fulltext_facts(*, text: TextQuery, scope: Scope, limit: int) -> list[Candidate]:
+    return _candidates(_rows(*_facts_sql(text, scope, limit)))
+
+
+def _memories_sql(text: TextQuery, scope: Scope, limit: int) -> Statement:
+    where, params = _memory_where(scope)
+    return (
+        f"""SELECT m.id, ts_rank_cd(m.search, %s::tsquery, 1) FROM memory_memory m
+            WHERE m.search @@ %s::tsquery AND {where}
+            ORDER BY 2 DESC, m.id LIMIT %s""",
+        [text.rank, text.matching("memories"), *params, limit])
 
 
 def fulltext_memories(*, text: TextQuery, scope: Scope, limit: int) -> list[Candidate]:
     """Memories by text, best first: (memory id, rank)."""
-    where, params = _memory_where(scope)
-    return _candidates(_rows(
-        f"""SELECT m.id, ts_rank_cd(m.search, %s::tsquery, 1) FROM memory_memory m
-            WHERE m.search @@ %s::tsquery AND {where}
-            ORDER BY 2 DESC, m.id LIMIT %s""",
-        [text.rank, text.matching("memories"), *params, limit]))
+    return _candidates(_rows(*_memories_sql(text, scope, limit)))
 
 
-def fulltext_compiled(*, text: TextQuery, scope: Scope, limit: int) -> list[Candidate]:
-    """Entities by the text of their current compiled truth (when Layer 3 holds one)."""
+def _compiled_sql(text: TextQuery, scope: Scope, limit: int) -> Statement:
     where, params = _entity_where(scope)
-    return _candidates(_rows(
+    return (
         f"""SELECT c.entity_id, ts_rank_cd(c.search, %s::tsquery, 1 | 32)
             FROM memory_compiledtruth c JOIN memory_entity e ON e.id = c.entity_id
             WHERE c.superseded_by_id IS NULL AND cortex_tsv(c.markdown) @@ %s::tsquery
               AND {where}
             ORDER BY 2 DESC, 1 LIMIT %s""",
-        [text.rank, text.matching("compiled"), *params, limit]))
+        [text.rank, text.matching("compiled"), *params, limit])
+
+
+def fulltext_compiled(*, text: TextQuery, scope: Scope, limit: int) -> list[Candidate]:
+    """Entities by the text of their current compiled truth (when Layer 3 holds one)."""
+    return _candidates(_rows(*_compiled_sql(text, scope, limit)))
 
 
 def memory_entities(*, memory_ids: Sequence[int], scope: Scope) -> dict[int, list[int]]:
@@ -167,16 +186,21 @@ def memory_entities(*, memory_ids: Sequence[int], scope: Scope) -> dict[int, lis
     mention counts for the one it was merged into)."""
     if not memory_ids:
         return {}
-    where, params = _entity_where(scope)
+    sql, params = _mentions_sql("mm.memory_id = ANY(%s)", [list(memory_ids)], scope)
     mentioned: dict[int, list[int]] = {}
-    for memory_id, entity_id in _rows(
-            f"""SELECT mm.memory_id, e.id FROM memory_memorymention mm
-                JOIN memory_entity e0 ON e0.id = mm.entity_id
-                JOIN memory_entity e ON e.id = coalesce(e0.merged_into_id, e0.id)
-                WHERE mm.memory_id = ANY(%s) AND {where} ORDER BY mm.id""",
-            [list(memory_ids), *params]):
+    for memory_id, entity_id, _order in _rows(sql, params):
         mentioned.setdefault(memory_id, []).append(entity_id)
     return mentioned
+
+
+def _mentions_sql(chosen: str, chosen_params: list[Any], scope: Scope) -> Statement:
+    """(memory id, entity id, mention id) of the chosen mentions, in mention order."""
+    where, params = _entity_where(scope)
+    return (f"""SELECT mm.memory_id, e.id, mm.id FROM memory_memorymention mm
+                JOIN memory_entity e0 ON e0.id = mm.entity_id
+                JOIN memory_entity e ON e.id = coalesce(e0.merged_into_id, e0.id)
+                WHERE {chosen} AND {where} ORDER BY mm.id""",
+            [*chosen_params, *params])
 
 
 # ---- trigram ---------------------------------------------------------------------------
@@ -192,14 +216,9 @@ def query_grams(query: str, *, max_words: int = 12) -> list[str]:
     return sorted(set(grams))
 
 
-def trigram_names(*, query: str, scope: Scope, limit: int, threshold: float) -> list[Candidate]:
-    """Entities whose aliases are similar to the query's grams; each alias's similarity is
-    computed once (the index's recheck aside), not once per use."""
-    grams = query_grams(query)
-    if not grams:
-        return []
+def _trigram_sql(grams: list[str], scope: Scope, limit: int, threshold: float) -> Statement:
     where, params = _entity_where(scope)
-    return _candidates(_rows_similar(
+    return (
         f"""SELECT e.id, max(near.sim),
                    'name: ' || (array_agg(a.normalized ORDER BY near.sim DESC))[1]
             FROM unnest(%s::text[]) AS g
@@ -209,7 +228,17 @@ def trigram_names(*, query: str, scope: Scope, limit: int, threshold: float) -> 
             JOIN memory_entity e ON e.id = coalesce(e0.merged_into_id, e0.id)
             WHERE near.sim >= %s AND {where}
             GROUP BY e.id ORDER BY 2 DESC, 1 LIMIT %s""",
-        [grams, threshold, *params, limit], threshold=threshold))
+        [grams, threshold, *params, limit])
+
+
+def trigram_names(*, query: str, scope: Scope, limit: int, threshold: float) -> list[Candidate]:
+    """Entities whose aliases are similar to the query's grams; each alias's similarity is
+    computed once (the index's recheck aside), not once per use."""
+    grams = query_grams(query)
+    if not grams:
+        return []
+    sql, params = _trigram_sql(grams, scope, limit, threshold)
+    return _candidates(_rows_similar(sql, params, threshold=threshold))
 
 
 # What this process last set for the session of a connection (an attribute of the driver's
@@ -251,6 +280,76 @@ def trigram_settings(threshold: float) -> dict[str, str]:
 
 def _rows_similar(sql: str, params: Sequence[Any], *, threshold: float) -> list[tuple[Any, ...]]:
     return _rows_with(trigram_settings(threshold), sql, params)
+
+
+# ---- the lexical strategies in one statement -------------------------------------------
+
+@dataclass
+class TextCandidates:
+    """What full-text (names, facts, compiled truths, memories and the entities they
+    mention) and trigram found, each list as its own function above returns it."""
+
+    names: list[Candidate] = field(default_factory=list)
+    facts: list[Candidate] = field(default_factory=list)
+    compiled: list[Candidate] = field(default_factory=list)
+    memories: list[Candidate] = field(default_factory=list)
+    mentioned: dict[int, list[int]] = field(default_factory=dict)
+    trigram: list[Candidate] = field(default_factory=list)
+
+
+def _part(name: str, statement: Statement, names: str, columns: str) -> Statement:
+    """A branch of text_candidates' union: (part, ref, score, via, entity, mention), from
+    `statement`'s columns named `names`."""
+    sql, params = statement
+    return f"SELECT '{name}', {columns} FROM ({sql}) AS x({names})", params
+
+
+def text_candidates(*, text: TextQuery | None, query: str, scope: Scope, limit: int,
+                    trigram_threshold: float | None) -> TextCandidates:
+    """Full-text's lists when `text` is given, trigram's when `trigram_threshold` is: one
+    statement (a branch each, the same SQL as each function alone), not one per list."""
+    grams = query_grams(query) if trigram_threshold is not None else []
+    parts: list[Statement] = []
+    cte: Statement = ("", [])
+    if text is not None:
+        score = "x.s::real"
+        parts += [
+            _part("names", _names_sql(text, scope, limit), "r, s",
+                  f"x.r, {score}, NULL::text, NULL::bigint, NULL::bigint"),
+            _part("facts", _facts_sql(text, scope, limit), "r, s, v",
+                  f"x.r, {score}, x.v, NULL::bigint, NULL::bigint"),
+            _part("compiled", _compiled_sql(text, scope, limit), "r, s",
+                  f"x.r, {score}, NULL::text, NULL::bigint, NULL::bigint"),
+        ]
+        memories_sql, memories_params = _memories_sql(text, scope, limit)
+        cte = (f"WITH found(id, s) AS MATERIALIZED ({memories_sql}) ", memories_params)
+        parts += [
+            ("SELECT 'memories', found.id, found.s::real, NULL::text, NULL::bigint, "
+             "NULL::bigint FROM found", []),
+            _part("mentions", _mentions_sql("mm.memory_id IN (SELECT id FROM found)", [], scope),
+                  "r, s, v", "x.r, NULL::real, NULL::text, x.s, x.v"),
+        ]
+    if grams and trigram_threshold is not None:
+        settings_hold(trigram_settings(trigram_threshold))
+        parts.append(_part("trigram", _trigram_sql(grams, scope, limit, trigram_threshold),
+                           "r, s, v", "x.r, x.s::real, x.v, NULL::bigint, NULL::bigint"))
+    found = TextCandidates()
+    if not parts:
+        return found
+    sql = cte[0] + " UNION ALL ".join(f"({part})" for part, _ in parts)
+    params = [*cte[1], *(p for _, part_params in parts for p in part_params)]
+    mentions: list[tuple[int, int, int]] = []
+    for part, ref, score, via, entity, mention in _rows(sql, params):
+        if part == "mentions":
+            mentions.append((mention, ref, entity))
+        else:
+            getattr(found, part).append(Candidate(ref=ref, score=float(score), via=via or ""))
+    for name in ("names", "facts", "compiled", "memories", "trigram"):
+        # each branch's own order (score, then id: unique in every branch)
+        getattr(found, name).sort(key=lambda c: (-c.score, c.ref))
+    for _mention, memory_id, entity_id in sorted(mentions):
+        found.mentioned.setdefault(memory_id, []).append(entity_id)
+    return found
 
 
 # ---- vector ----------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from memory.recall.fusion import Candidate, Fused, Ref, fuse, rank, strength_fac
 from memory.retain.embedders import Embedder, embedder_get
 from memory.selectors import recall as strategies
 from memory.selectors.entities import STRENGTH_NOW
-from memory.selectors.recall import RecallFilters, Scope
+from memory.selectors.recall import RecallFilters, Scope, TextCandidates
 from memory.selectors.recall_terms import TextQuery, text_query
 from memory.selectors.recall_vectors import entity_similarities, memory_similarities
 from memory.services.entities import entity_reinforce
@@ -160,23 +160,16 @@ def _text_query(query: str, section: RecallSection) -> TextQuery:
                       ttl_seconds=section.term_stats_seconds)
 
 
-def _fulltext_entities(*, query: str, scope: Scope, section: RecallSection
+def _fulltext_entities(*, found: TextCandidates, section: RecallSection
                        ) -> tuple[list[Candidate], dict[int, list[int]]]:
     """Full-text over names, facts, memories and compiled truth, one list: an entity's
     score is its best source's rank times that source's worth."""
     n = section.candidates
     sources = section.fulltext_sources
-    text = _text_query(query, section)
-    lists = {
-        "names": strategies.fulltext_names(text=text, scope=scope, limit=n),
-        "facts": strategies.fulltext_facts(text=text, scope=scope, limit=n),
-        "compiled": strategies.fulltext_compiled(text=text, scope=scope, limit=n),
-    }
-    memories = strategies.fulltext_memories(text=text, scope=scope, limit=n)
-    mentioned = strategies.memory_entities(memory_ids=[_id(c.ref) for c in memories],
-                                           scope=scope)
-    lists["memories"] = [Candidate(entity, c.score, f"memory {c.ref}")
-                         for c in memories for entity in mentioned.get(_id(c.ref), [])]
+    mentioned = found.mentioned
+    lists = {"names": found.names, "facts": found.facts, "compiled": found.compiled,
+             "memories": [Candidate(entity, c.score, f"memory {c.ref}")
+                          for c in found.memories for entity in mentioned.get(_id(c.ref), [])]}
     best: dict[Ref, Candidate] = {}
     for source, candidates in lists.items():
         top = max((c.score for c in candidates), default=0.0) or 1.0
@@ -261,12 +254,16 @@ def _entity_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
     vector = _query_vector_soon(query, on, config)
     lists: dict[str, list[Candidate]] = {}
     mentioned: dict[int, list[int]] = {}
-    if "fulltext" in on:
-        lists["fulltext"], mentioned = _fulltext_entities(query=query, scope=scope,
-                                                          section=section)
-    if "trigram" in on:
-        lists["trigram"] = strategies.trigram_names(
-            query=query, scope=scope, limit=n, threshold=section.trigram_threshold)
+    if "fulltext" in on or "trigram" in on:
+        # full-text's four sources and trigram, in one statement
+        lexical = strategies.text_candidates(
+            text=_text_query(query, section) if "fulltext" in on else None, query=query,
+            scope=scope, limit=n,
+            trigram_threshold=section.trigram_threshold if "trigram" in on else None)
+        if "fulltext" in on:
+            lists["fulltext"], mentioned = _fulltext_entities(found=lexical, section=section)
+        if "trigram" in on:
+            lists["trigram"] = lexical.trigram
     if vector is not None:
         found = {_id(c.ref) for candidates in lists.values() for c in candidates}
         lists["vector"] = _vector_entities(vector=vector.result(), scope=scope,
