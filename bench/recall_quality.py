@@ -197,6 +197,13 @@ def run_one(n: int, plants_count: int, seed: int, embed: bool,
     return {"n": n, "plants": plants_count, "times": times, "rows": rows}
 
 
+def _evidence_share(evidence: tuple[str, ...], hits: list[Any]) -> float:
+    """The share of the evidence turns among these hits (a hit holds every turn that said
+    the same words)."""
+    found = {p.get("source_id") for hit in hits for p in hit.provenance}
+    return sum(1 for e in evidence if e in found) / len(evidence)
+
+
 def _evaluate_questions(questions: list[Question], *, label: str, config: Any,
                         strategies: tuple[str, ...], use_strength: bool, now: Any
                         ) -> dict[str, Any]:
@@ -207,9 +214,7 @@ def _evaluate_questions(questions: list[Question], *, label: str, config: Any,
         result = recall_run(query=question.text, unit="memory", limit=10, reinforce=False,
                             strategies_on=strategies, use_strength=use_strength, now=now,
                             config=config)
-        found = [p.get("source_id") for hit in result.hits for p in hit.provenance]
-        share = [sum(1 for e in question.evidence if e in found[:k]) / len(question.evidence)
-                 for k in (5, 10)]
+        share = [_evidence_share(question.evidence, result.hits[:k]) for k in (5, 10)]
         scores.setdefault(question.kind, []).append((share[0], share[1]))
     every = [pair for pairs in scores.values() for pair in pairs]
     row: dict[str, Any] = {"label": label,
