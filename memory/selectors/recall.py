@@ -14,6 +14,8 @@ Every strategy returns `Candidate`s (an id, a native score, what matched) for th
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -298,10 +300,84 @@ class TextCandidates:
 
 
 def _part(name: str, statement: Statement, names: str, columns: str) -> Statement:
-    """A branch of text_candidates' union: (part, ref, score, via, entity, mention), from
-    `statement`'s columns named `names`."""
+    """A branch of text_candidates' union: (part, ref, score, via, entity, mention, gram),
+    from `statement`'s columns named `names`."""
     sql, params = statement
-    return f"SELECT '{name}', {columns} FROM ({sql}) AS x({names})", params
+    return f"SELECT '{name}', {columns}, NULL::text FROM ({sql}) AS x({names})", params
+
+
+# ---- trigram, with the aliases each gram matched kept ------------------------------------
+#
+# A gram's matches (alias rows with `%`, and their similarity) depend on the aliases alone,
+# and the query's words come back ("who", "retry policy", a first name): each process keeps
+# them, for the alias version it read them at (migration 0021: the version changes with
+# every statement that writes aliases, in its transaction). The statement passes the kept
+# rows and reads the version; when it is no longer theirs, every gram is read again, in the
+# same statement. What each list holds is what reading every gram would give.
+
+GRAMS_KEPT = 4096
+_near_lock = threading.Lock()
+_near: OrderedDict[tuple[float, str], tuple[tuple[int, str, float], ...]] = OrderedDict()
+_near_version = [-1]
+
+
+def _near_sql(grams: list[str], threshold: float) -> tuple[Statement, int, list[str]]:
+    """The `near` CTE (alias entity id, normalized, similarity, the gram read now or NULL),
+    the version the kept rows are for, and the grams to read unless it changed."""
+    with _near_lock:
+        version = _near_version[0]
+        kept = {g: _near[(threshold, g)] for g in grams if (threshold, g) in _near}
+        for gram in kept:
+            _near.move_to_end((threshold, gram))
+    rows = [row for gram in grams if gram in kept for row in kept[gram]]
+    fresh = [gram for gram in grams if gram not in kept]
+    return (
+        """near AS MATERIALIZED (
+            SELECT c.e AS entity_id, c.n AS normalized, c.s AS sim, NULL::text AS g
+            FROM unnest(%s::bigint[], %s::text[], %s::real[]) AS c(e, n, s)
+            WHERE (SELECT version FROM memory_aliasversion) = %s
+            UNION ALL
+            SELECT a.entity_id, a.normalized, s.sim, g.g
+            FROM unnest(CASE WHEN (SELECT version FROM memory_aliasversion) = %s
+                             THEN %s::text[] ELSE %s::text[] END) AS g(g)
+            JOIN memory_entityalias a ON a.normalized %% g.g
+            CROSS JOIN LATERAL (SELECT similarity(a.normalized, g.g) AS sim OFFSET 0) AS s)""",
+        [[r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], version, version,
+         fresh, grams]), version, fresh
+
+
+def _near_keep(*, threshold: float, version: int, read: list[str],
+               rows: list[tuple[str, int, str, float]]) -> None:
+    """Keep what the grams `read` matched (none is an answer too), for `version`."""
+    matched: dict[str, list[tuple[int, str, float]]] = {gram: [] for gram in read}
+    for gram, entity_id, normalized, sim in rows:
+        matched.setdefault(gram, []).append((entity_id, normalized, sim))
+    with _near_lock:
+        if version != _near_version[0]:
+            _near.clear()
+            _near_version[0] = version
+        for gram, found in matched.items():
+            _near[(threshold, gram)] = tuple(found)
+            _near.move_to_end((threshold, gram))
+        while len(_near) > GRAMS_KEPT:
+            _near.popitem(last=False)
+
+
+def _trigram_kept_sql(scope: Scope, limit: int, threshold: float) -> Statement:
+    """trigram_names' ranking over the `near` CTE (each alias's entity, merged or not,
+    resolved row by row through its primary key)."""
+    where, params = _entity_where(scope)
+    return (
+        f"""SELECT r.id, max(t.sim),
+                   'name: ' || (array_agg(t.normalized ORDER BY t.sim DESC))[1]
+            FROM near t
+            CROSS JOIN LATERAL (
+                SELECT e.id FROM memory_entity e0
+                JOIN memory_entity e ON e.id = coalesce(e0.merged_into_id, e0.id)
+                WHERE e0.id = t.entity_id AND {where} OFFSET 0) AS r
+            WHERE t.sim >= %s
+            GROUP BY r.id ORDER BY 2 DESC, 1 LIMIT %s""",
+        [*params, threshold, limit])
 
 
 def text_candidates(*, text: TextQuery | None, query: str, scope: Scope, limit: int,
@@ -310,7 +386,7 @@ def text_candidates(*, text: TextQuery | None, query: str, scope: Scope, limit: 
     statement (a branch each, the same SQL as each function alone), not one per list."""
     grams = query_grams(query) if trigram_threshold is not None else []
     parts: list[Statement] = []
-    cte: Statement = ("", [])
+    ctes: list[Statement] = []
     if text is not None:
         score = "x.s::real"
         parts += [
@@ -322,28 +398,48 @@ def text_candidates(*, text: TextQuery | None, query: str, scope: Scope, limit: 
                   f"x.r, {score}, NULL::text, NULL::bigint, NULL::bigint"),
         ]
         memories_sql, memories_params = _memories_sql(text, scope, limit)
-        cte = (f"WITH found(id, s) AS MATERIALIZED ({memories_sql}) ", memories_params)
+        ctes.append((f"found(id, s) AS MATERIALIZED ({memories_sql})", memories_params))
         parts += [
             ("SELECT 'memories', found.id, found.s::real, NULL::text, NULL::bigint, "
-             "NULL::bigint FROM found", []),
+             "NULL::bigint, NULL::text FROM found", []),
             _part("mentions", _mentions_sql("mm.memory_id IN (SELECT id FROM found)", [], scope),
                   "r, s, v", "x.r, NULL::real, NULL::text, x.s, x.v"),
         ]
+    kept_version, fresh = -1, list[str]()
     if grams and trigram_threshold is not None:
         settings_hold(trigram_settings(trigram_threshold))
-        parts.append(_part("trigram", _trigram_sql(grams, scope, limit, trigram_threshold),
-                           "r, s, v", "x.r, x.s::real, x.v, NULL::bigint, NULL::bigint"))
+        near, kept_version, fresh = _near_sql(grams, trigram_threshold)
+        ctes.append(near)
+        parts += [
+            _part("trigram", _trigram_kept_sql(scope, limit, trigram_threshold), "r, s, v",
+                  "x.r, x.s::real, x.v, NULL::bigint, NULL::bigint"),
+            ("SELECT 'near', t.entity_id, t.sim, t.normalized, NULL::bigint, NULL::bigint, t.g "
+             "FROM near t WHERE t.g IS NOT NULL", []),
+            ("SELECT 'version', (SELECT version FROM memory_aliasversion), NULL::real, "
+             "NULL::text, NULL::bigint, NULL::bigint, NULL::text", []),
+        ]
     found = TextCandidates()
     if not parts:
         return found
-    sql = cte[0] + " UNION ALL ".join(f"({part})" for part, _ in parts)
-    params = [*cte[1], *(p for _, part_params in parts for p in part_params)]
+    sql = (f"WITH {', '.join(cte for cte, _ in ctes)} " if ctes else "") + " UNION ALL ".join(
+        f"({part})" for part, _ in parts)
+    params = [*(p for _, cte_params in ctes for p in cte_params),
+              *(p for _, part_params in parts for p in part_params)]
     mentions: list[tuple[int, int, int]] = []
-    for part, ref, score, via, entity, mention in _rows(sql, params):
+    near_rows: list[tuple[str, int, str, float]] = []
+    version = kept_version
+    for part, ref, score, via, entity, mention, gram in _rows(sql, params):
         if part == "mentions":
             mentions.append((mention, ref, entity))
+        elif part == "near":
+            near_rows.append((gram, ref, via, float(score)))
+        elif part == "version":
+            version = int(ref)
         else:
             getattr(found, part).append(Candidate(ref=ref, score=float(score), via=via or ""))
+    if trigram_threshold is not None and grams:
+        _near_keep(threshold=trigram_threshold, version=version, rows=near_rows,
+                   read=fresh if version == kept_version else grams)
     for name in ("names", "facts", "compiled", "memories", "trigram"):
         # each branch's own order (score, then id: unique in every branch)
         getattr(found, name).sort(key=lambda c: (-c.score, c.ref))
