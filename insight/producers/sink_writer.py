@@ -53,9 +53,14 @@ class CommitOrder:
         try:
             yield
         finally:
-            with self._turn:
-                self._next_turn = max(self._next_turn, seq + 1)
-                self._turn.notify_all()
+            self.pass_turn(seq)
+
+    def pass_turn(self, seq: int) -> None:
+        """The batches after this one may take their transaction ids (it took its own, or
+        never will)."""
+        with self._turn:
+            self._next_turn = max(self._next_turn, seq + 1)
+            self._turn.notify_all()
 
     def marks_due(self, seq: int, marks: Marks) -> Marks:
         """Under commit_lock: the marks this batch's transaction saves (its own and those of the
@@ -118,17 +123,17 @@ class BatchWriter:
         try:
             while (item := self._items.get()) is not None:
                 seq, batches, marks = item
-                if self._error is not None:
-                    with self._order.turn(seq):  # let the batches behind it go by
-                        continue
                 try:
-                    if not configured:
-                        configured = _commit_without_waiting_for_the_disk()
-                    self._write(seq, batches, marks)
+                    if self._error is None:
+                        if not configured:
+                            configured = _commit_without_waiting_for_the_disk()
+                        self._write(seq, batches, marks)
                 except _Stopped:
                     pass
                 except BaseException as error:  # handed to the producer's thread
                     self._error = self._error or error
+                finally:
+                    self._order.pass_turn(seq)  # whatever happened: the others go on
         finally:
             connection.close()
 

@@ -95,6 +95,27 @@ def test_positions_are_saved_only_behind_committed_batches() -> None:
         order.committed(2)
 
 
+def test_a_batch_that_fails_before_its_turn_lets_the_next_ones_go() -> None:
+    import threading
+
+    from insight.producers.sink_writer import CommitOrder
+
+    order = CommitOrder()
+    taken: list[int] = []
+
+    def take(seq: int) -> None:
+        with order.turn(seq):
+            taken.append(seq)
+
+    later = threading.Thread(target=take, args=(1,))
+    later.start()
+    later.join(0.2)
+    assert taken == []  # batch 0 has not taken its id yet
+    order.pass_turn(0)  # batch 0 failed before it could
+    later.join(5)
+    assert taken == [1]
+
+
 def test_batches_take_their_transaction_ids_in_hand_over_order() -> None:
     summary = IngestSummary(source="test")
     with EventSink(source="test", summary=summary, batch_size=10) as sink:
