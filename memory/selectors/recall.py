@@ -315,10 +315,12 @@ def _part(name: str, statement: Statement, names: str, columns: str) -> Statemen
 # rows and reads the version; when it is no longer theirs, every gram is read again, in the
 # same statement. What each list holds is what reading every gram would give.
 
-GRAMS_KEPT = 4096
+# Alias rows kept per process, the least recently used gram's dropped first (a few MB).
+ROWS_KEPT = 50_000
 _near_lock = threading.Lock()
 _near: OrderedDict[tuple[float, str], tuple[tuple[int, str, float], ...]] = OrderedDict()
 _near_version = [-1]
+_near_rows = [0]
 
 
 def _near_sql(grams: list[str], threshold: float) -> tuple[Statement, int, list[str]]:
@@ -355,12 +357,17 @@ def _near_keep(*, threshold: float, version: int, read: list[str],
     with _near_lock:
         if version != _near_version[0]:
             _near.clear()
-            _near_version[0] = version
+            _near_version[0], _near_rows[0] = version, 0
         for gram, found in matched.items():
+            if len(found) > ROWS_KEPT:
+                continue
+            if (threshold, gram) in _near:  # an entry counts its rows, at least one
+                _near_rows[0] -= max(1, len(_near[(threshold, gram)]))
+            _near_rows[0] += max(1, len(found))
             _near[(threshold, gram)] = tuple(found)
             _near.move_to_end((threshold, gram))
-        while len(_near) > GRAMS_KEPT:
-            _near.popitem(last=False)
+        while _near_rows[0] > ROWS_KEPT:
+            _near_rows[0] -= max(1, len(_near.popitem(last=False)[1]))
 
 
 def _trigram_kept_sql(scope: Scope, limit: int, threshold: float) -> Statement:
