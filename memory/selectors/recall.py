@@ -507,13 +507,9 @@ def _touching(ids: list[int]) -> RawSQL:
                   output_field=BooleanField())
 
 
-def edges_of(*, entity_ids: Iterable[int], at: datetime, include_faded: bool, temporal: bool,
-             config: DecayConfig, limit: int) -> list[Edge]:
-    """The relations touching these entities, heaviest first, as weighed at `at`; only the
-    visible ones (weight >= the threshold) unless `include_faded`."""
-    ids = list(set(entity_ids))
-    if not ids:
-        return []
+def _edges_sql(*, ids: list[int], at: datetime, include_faded: bool, temporal: bool,
+               config: DecayConfig, limit: int) -> Statement:
+    """edges_of's statement: (source, target, type, weight, relation id), heaviest first."""
 
     def build(at: datetime, ids: list[int]) -> QuerySet[Any]:
         queryset = Relation.objects.filter(_touching(ids))
@@ -523,12 +519,54 @@ def edges_of(*, entity_ids: Iterable[int], at: datetime, include_faded: bool, te
         if not include_faded:
             rows = rows.filter(**{VISIBLE_NOW: True})
         return rows.order_by(f"-{WEIGHT_NOW}", "id").values_list(
-            "source_id", "target_id", "relation_type", WEIGHT_NOW)[:limit]
+            "source_id", "target_id", "relation_type", WEIGHT_NOW, "id")[:limit]
 
-    sql, params = statement_get(key=("edges", include_faded, temporal, limit), owner=config,
-                                build=build, at=at, ids=ids)
-    ranked = _rows(sql, params)
-    return [Edge(s, t, rtype, float(w)) for s, t, rtype, w in ranked]
+    return statement_get(key=("edges", include_faded, temporal, limit), owner=config,
+                         build=build, at=at, ids=ids)
+
+
+def edges_of(*, entity_ids: Iterable[int], at: datetime, include_faded: bool, temporal: bool,
+             config: DecayConfig, limit: int) -> list[Edge]:
+    """The relations touching these entities, heaviest first, as weighed at `at`; only the
+    visible ones (weight >= the threshold) unless `include_faded`."""
+    ids = list(set(entity_ids))
+    if not ids:
+        return []
+    sql, params = _edges_sql(ids=ids, at=at, include_faded=include_faded, temporal=temporal,
+                             config=config, limit=limit)
+    return [Edge(s, t, rtype, float(w)) for s, t, rtype, w, _id in _rows(sql, params)]
+
+
+def edges_two_hops(*, seeds: Iterable[int], at: datetime, include_faded: bool,
+                   temporal: bool, config: DecayConfig, limit: int
+                   ) -> tuple[list[Edge], list[Edge]]:
+    """edges_of(seeds), then edges_of of the entities those edges reach beyond the seeds, in
+    one statement (the second hop's ids read from the first's rows in PostgreSQL)."""
+    ids = list(set(seeds))
+    if not ids:
+        return [], []
+    first_sql, first_params = _edges_sql(ids=ids, at=at, include_faded=include_faded,
+                                         temporal=temporal, config=config, limit=limit)
+    # The same statement with the reached ids in place of the seeds' parameter.
+    pieces = first_sql.split("%s")
+    second_sql = pieces[0] + "".join(
+        ("(SELECT reached.ids FROM reached)::bigint[]" if value is ids else "%s") + piece
+        for value, piece in zip(first_params, pieces[1:], strict=True))
+    second_params = [value for value in first_params if value is not ids]
+    rows = _rows(
+        f"""WITH hop AS MATERIALIZED ({first_sql}),
+                 reached AS (
+                     SELECT coalesce(array_agg(DISTINCT far), '{{}}')::bigint[] AS ids
+                     FROM (SELECT CASE WHEN hop.source_id = ANY(%s) THEN hop.target_id
+                                       ELSE hop.source_id END AS far FROM hop) AS ends
+                     WHERE NOT far = ANY(%s))
+            SELECT 1, hop.* FROM hop
+            UNION ALL SELECT 2, second.* FROM ({second_sql}) AS second""",
+        [*first_params, ids, ids, *second_params])
+    hops: tuple[list[Edge], list[Edge]] = ([], [])
+    for hop, s, t, rtype, w, _rid in sorted(rows, key=lambda r: (r[0], -float(r[4]), r[5])):
+        hops[hop - 1].append(Edge(s, t, rtype, float(w)))
+    return hops
 
 
 def entities_at(*, ids: Collection[int], at: datetime, config: DecayConfig,

@@ -221,10 +221,14 @@ def _graph(*, seeds: Mapping[Ref, Fused], scope: Scope, include_faded: bool,
     top = max(frontier.values(), default=0.0) or 1.0
     frontier = {ref: value / top for ref, value in frontier.items()}
     found: dict[int, Candidate] = {}
-    for _hop in range(section.graph_hops):
-        edges = strategies.edges_of(entity_ids=frontier, at=scope.at,
-                                    include_faded=include_faded, temporal=scope.temporal,
-                                    config=config, limit=section.candidates * 4)
+    # Two hops (the default) in one statement; any other number one statement a hop.
+    both = strategies.edges_two_hops(
+        seeds=frontier, at=scope.at, include_faded=include_faded, temporal=scope.temporal,
+        config=config, limit=section.candidates * 4) if section.graph_hops == 2 else None
+    for hop in range(section.graph_hops):
+        edges = both[hop] if both is not None else strategies.edges_of(
+            entity_ids=frontier, at=scope.at, include_faded=include_faded,
+            temporal=scope.temporal, config=config, limit=section.candidates * 4)
         following: dict[int, float] = {}
         for edge in edges:
             for near, far in ((edge.source, edge.target), (edge.target, edge.source)):
