@@ -467,28 +467,92 @@ def hnsw_settings(ef_search: int) -> dict[str, str]:
     return {"hnsw.ef_search": str(ef_search), "hnsw.iterative_scan": "strict_order"}
 
 
-def vector_names(*, vector: Sequence[float], scope: Scope, limit: int,
-                 ef_search: int) -> list[Candidate]:
+def _vector_names_sql(literal: str, scope: Scope, limit: int) -> Statement:
     where, params = _entity_where(scope)
-    literal = _vector_literal(vector)
-    return _candidates(_rows_with(hnsw_settings(ef_search),
+    return (
         f"""SELECT e.id, 1 - (v.vector <=> %s::vector) FROM memory_entityembedding v
             JOIN memory_entity e ON e.id = v.entity_id
             WHERE v.vector IS NOT NULL AND {where}
             ORDER BY v.vector <=> %s::vector LIMIT %s""",
-        [literal, *params, literal, limit]))
+        [literal, *params, literal, limit])
 
 
-def vector_memories(*, vector: Sequence[float], scope: Scope, limit: int,
-                    ef_search: int) -> list[Candidate]:
-    where, params = _memory_where(scope)
-    literal = _vector_literal(vector)
+def vector_names(*, vector: Sequence[float], scope: Scope, limit: int,
+                 ef_search: int) -> list[Candidate]:
     return _candidates(_rows_with(hnsw_settings(ef_search),
+                                  *_vector_names_sql(_vector_literal(vector), scope, limit)))
+
+
+def _vector_memories_sql(literal: str, scope: Scope, limit: int) -> Statement:
+    where, params = _memory_where(scope)
+    return (
         f"""SELECT m.id, 1 - (v.vector <=> %s::vector) FROM memory_memoryembedding v
             JOIN memory_memory m ON m.id = v.memory_id
             WHERE {where}
             ORDER BY v.vector <=> %s::vector LIMIT %s""",
-        [literal, *params, literal, limit]))
+        [literal, *params, literal, limit])
+
+
+def vector_memories(*, vector: Sequence[float], scope: Scope, limit: int,
+                    ef_search: int) -> list[Candidate]:
+    return _candidates(_rows_with(hnsw_settings(ef_search),
+                                  *_vector_memories_sql(_vector_literal(vector), scope, limit)))
+
+
+@dataclass
+class VectorCandidates:
+    """What vector_candidates read: the nearest names and memories, the entities the
+    nearest memories mention, and the exact similarity of the candidates asked for."""
+
+    names: list[Candidate] = field(default_factory=list)
+    memories: list[Candidate] = field(default_factory=list)
+    mentioned: dict[int, list[int]] = field(default_factory=dict)
+    entity_similarity: dict[int, float] = field(default_factory=dict)
+    memory_similarity: dict[int, float] = field(default_factory=dict)
+
+
+def vector_candidates(*, vector: Sequence[float], scope: Scope, limit: int, ef_search: int,
+                      entity_ids: Collection[int], memory_ids: Collection[int]
+                      ) -> VectorCandidates:
+    """vector_names and vector_memories, the entities the nearest memories mention (those
+    not among `memory_ids`), and the query's cosine similarity to `entity_ids`' names and to
+    `memory_ids` (memory/selectors/recall_vectors.py's statements): one statement."""
+    literal = _vector_literal(vector)
+    names_sql, names_params = _vector_names_sql(literal, scope, limit)
+    memories_sql, memories_params = _vector_memories_sql(literal, scope, limit)
+    mentions_sql, mentions_params = _mentions_sql(
+        "mm.memory_id IN (SELECT id FROM nearest) AND NOT mm.memory_id = ANY(%s)",
+        [list(memory_ids)], scope)
+    settings_hold(hnsw_settings(ef_search))
+    rows = _rows(
+        f"""WITH nearest(id, s) AS MATERIALIZED ({memories_sql})
+            (SELECT 'names', x.r, x.s, NULL::bigint FROM ({names_sql}) AS x(r, s))
+            UNION ALL (SELECT 'memories', nearest.id, nearest.s, NULL::bigint FROM nearest)
+            UNION ALL (SELECT 'mentions', x.r, x.v::float8, x.s
+                       FROM ({mentions_sql}) AS x(r, s, v))
+            UNION ALL (SELECT 'entity', entity_id, 1 - (vector <=> %s::vector), NULL::bigint
+                       FROM memory_entityembedding
+                       WHERE entity_id = ANY(%s) AND vector IS NOT NULL)
+            UNION ALL (SELECT 'memory', memory_id, 1 - (vector <=> %s::vector), NULL::bigint
+                       FROM memory_memoryembedding WHERE memory_id = ANY(%s))""",
+        [*memories_params, *names_params, *mentions_params, literal, list(entity_ids),
+         literal, list(memory_ids)])
+    found = VectorCandidates()
+    mentions: list[tuple[float, int, int]] = []
+    for part, ref, score, entity in rows:
+        if part == "names":
+            found.names.append(Candidate(ref=ref, score=float(score)))
+        elif part == "memories":
+            found.memories.append(Candidate(ref=ref, score=float(score)))
+        elif part == "mentions":
+            mentions.append((score, ref, entity))
+        elif part == "entity":
+            found.entity_similarity[ref] = float(score)
+        else:
+            found.memory_similarity[ref] = float(score)
+    for _mention, memory_id, entity_id in sorted(mentions):
+        found.mentioned.setdefault(memory_id, []).append(entity_id)
+    return found
 
 
 # ---- graph -----------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from memory.selectors import recall as strategies
 from memory.selectors.entities import STRENGTH_NOW
 from memory.selectors.recall import RecallFilters, Scope, TextCandidates
 from memory.selectors.recall_terms import TextQuery, text_query
-from memory.selectors.recall_vectors import entity_similarities, memory_similarities
+from memory.selectors.recall_vectors import memory_similarities
 from memory.services.entities import entity_reinforce
 from memory.services.memories import memories_reinforce
 
@@ -186,17 +186,14 @@ def _vector_entities(*, vector: Sequence[float], scope: Scope, section: RecallSe
                      found_memories: Mapping[int, list[int]]) -> list[Candidate]:
     """The nearest names and memories, widened to the entities and memories the other
     strategies found (each scored exactly: the union is ranked, not one strategy's pool)."""
-    n = section.candidates
-    names = _widened(strategies.vector_names(vector=vector, scope=scope, limit=n,
-                                             ef_search=section.vector_ef_search),
-                     entity_similarities(vector=vector, entity_ids=found_entities))
-    nearest = strategies.vector_memories(vector=vector, scope=scope, limit=n,
-                                         ef_search=section.vector_ef_search)
-    mentioned = {**found_memories, **strategies.memory_entities(
-        memory_ids=[_id(c.ref) for c in nearest if _id(c.ref) not in found_memories],
-        scope=scope)}
-    memories = _widened(nearest, memory_similarities(vector=vector,
-                                                     memory_ids=list(found_memories)))
+    # one statement: the nearest of each kind, what the nearest memories mention, and the
+    # exact similarities (memory/selectors/recall_vectors.py's, for the union)
+    read = strategies.vector_candidates(
+        vector=vector, scope=scope, limit=section.candidates, ef_search=section.vector_ef_search,
+        entity_ids=found_entities, memory_ids=list(found_memories))
+    names = _widened(read.names, read.entity_similarity)
+    mentioned = {**found_memories, **read.mentioned}
+    memories = _widened(read.memories, read.memory_similarity)
     best: dict[Ref, Candidate] = {c.ref: c for c in names}
     for c in memories:
         for entity in mentioned.get(_id(c.ref), []):
