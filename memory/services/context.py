@@ -125,19 +125,22 @@ def context_assemble(
     digests: dict[int, str] = {}
     for entity_id, heading in order:
         block = data[entity_id]
-        text = block_render(block, quote_chars=section.quote_chars)
         digest = block_digest(block)
         if ledger.get(entity_id) == digest:
             result.already_given.append(block.key)
             continue
-        short = False
-        cost = tokens_estimate(text) + tokens_estimate(f"## {heading}") + 2
-        if used + cost > budget_tokens:
-            text = block_render(block, quote_chars=section.quote_chars, short=True)
-            cost, short = tokens_estimate(text) + tokens_estimate(f"## {heading}") + 2, True
-        if used + cost > budget_tokens:
-            result.dropped.append({"key": block.key, "tokens": cost, "reason": "budget"})
+        # The short form's lines are some of the whole block's, so it never costs more: when
+        # even it does not fit, the block is dropped without rendering the whole of it.
+        extra = tokens_estimate(f"## {heading}") + 2
+        brief = block_render(block, quote_chars=section.quote_chars, short=True)
+        brief_cost = tokens_estimate(brief) + extra
+        if used + brief_cost > budget_tokens:
+            result.dropped.append({"key": block.key, "tokens": brief_cost, "reason": "budget"})
             continue
+        text = block_render(block, quote_chars=section.quote_chars)
+        cost, short = tokens_estimate(text) + extra, False
+        if used + cost > budget_tokens:
+            text, cost, short = brief, brief_cost, True
         used += cost
         chosen.append((heading, text))
         digests[entity_id] = digest
