@@ -3,7 +3,6 @@
     python bench/first_import.py                    # a 256 MB corpus
     python bench/first_import.py --size 64M         # a quick look
     python bench/first_import.py --before           # also the raw log's size without 0018
-    python bench/first_import.py --one-writer       # also the raw ingest with one writer thread
 
 On a throwaway database `cortex_bench_first` of the embedded server (the log is
 append-only: bench events must not land in the operator's), each step a fresh `cortex`
@@ -109,14 +108,10 @@ class Run:
     out: str
 
 
-def _run(env: dict[str, str], *args: str, manage: bool = False,
-         writers: int | None = None) -> Run:
+def _run(env: dict[str, str], *args: str, manage: bool = False) -> Run:
     """`cortex ARGS` in a process of its own. `manage`: through manage.py (no preparation of
-    the database first); `writers`: as `cortex` with that many writer threads
-    (insight/producers/sink_writer.py)."""
+    the database first)."""
     command = [sys.executable, str(ROOT / "manage.py")] if manage else [CORTEX]
-    if writers is not None:
-        command = [sys.executable, __file__, "--writers-child", str(writers)]
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         started = time.monotonic()
         process = subprocess.Popen([*command, *args], env=env, cwd=ROOT, stdout=out,
@@ -202,26 +197,12 @@ def _floor_line(what: str, seconds: float, size: int, floor: float) -> str:
             f"({seconds / floor:,.1f}x the parse floor)")
 
 
-def _writers_child(writers: int, args: list[str]) -> None:
-    """In its own process: `cortex ARGS` with `writers` writer threads."""
-    import django
-
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")
-    django.setup()
-    from cortex_site.cli import main as cortex_main
-    from insight.producers import sink_writer
-
-    sink_writer.WRITERS = writers
-    sys.argv = ["cortex", *args]
-    cortex_main()
-
-
 def _raw(admin: str, url: str, env: dict[str, str], root: Path, floor: float, size: int,
-         *, migrate_to: str | None, label: str, writers: int | None = None) -> dict[str, Any]:
+         *, migrate_to: str | None, label: str) -> dict[str, Any]:
     _fresh(admin, env, migrate_to=migrate_to)
     server_before = _server_cpu()
     run = _run(env, "ingest", "claude-code", str(root), "--raw-only", "--json",
-               manage=migrate_to is not None, writers=writers)
+               manage=migrate_to is not None)
     seconds, peak, out = run.seconds, run.peak, run.out
     time.sleep(0.5)  # the backends' exit reaped by the postmaster
     server_after = _server_cpu()
@@ -281,16 +262,8 @@ def main() -> None:
     parser.add_argument("--work", default="/tmp/cortex_bench_first")
     parser.add_argument("--before", action="store_true",
                         help="also measure the raw log at migration 0017 (uncompressed)")
-    parser.add_argument("--one-writer", action="store_true",
-                        help="also measure the raw ingest with one writer thread (before two)")
     parser.add_argument("--retain-child", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--writers-child", type=int, help=argparse.SUPPRESS)
-    args, rest = parser.parse_known_args()
-    if args.writers_child:
-        _writers_child(args.writers_child, rest)
-        return
-    if rest:
-        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    args = parser.parse_args()
     if args.retain_child:
         _retain_child()
         return
@@ -309,9 +282,6 @@ def main() -> None:
         if args.before:
             _raw(admin, url, env, root, floor, size, migrate_to="0017_recall_latency_indexes",
                  label=" (before: payloads uncompressed)")
-        if args.one_writer:
-            _raw(admin, url, env, root, floor, size, migrate_to=None,
-                 label=" (before: one writer thread)", writers=1)
         raw = _raw(admin, url, env, root, floor, size, migrate_to=None, label="")
         first = _first_import(admin, url, env, root, floor, size)
         retain = _warm_retain(env, work, size)

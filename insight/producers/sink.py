@@ -6,19 +6,16 @@ or repository was read up to) are written in one transaction: a crash never leav
 position ahead of the events it covers, and idempotency absorbs the re-read behind it.
 
 Batches are checked and sanitized in the producer's thread (event_batch_prepare). Outside a
-transaction they are written by threads of their own (sink_writer.BatchWriter, a connection
-each) while the producer reads and prepares the next ones: the database's work (the threads
-wait on it with the GIL released) overlaps the parsing, and two batches are written at once.
-Their transaction ids follow the hand-over order and read positions are saved only behind
-committed batches (sink_writer.CommitOrder). A few batches at most wait, so memory stays
-bounded. Inside a caller's transaction they are written in it, in the caller's thread.
+transaction they are written by a thread of their own (sink_writer.BatchWriter) while the
+producer reads and prepares the next ones: the database's work (the thread waits on it with
+the GIL released) overlaps the parsing. A few batches at most wait, so memory stays bounded.
+Inside a caller's transaction they are written in it, in the caller's thread.
 """
 
 from __future__ import annotations
 
 import copy
 import logging
-import threading
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
@@ -62,7 +59,6 @@ class EventSink:
         self.pending_bytes = 0
         self.marks: Marks = {}
         self._writer: BatchWriter | None = None
-        self._tally_lock = threading.Lock()
 
     def mark(self, key: Hashable, value: Any) -> None:
         """Committed with the next batch (the latest value per key)."""
@@ -108,34 +104,22 @@ class EventSink:
             self._write(batches, marks)
             return
         if self._writer is None:
-            self._writer = BatchWriter(store=self._store, save_marks=self._save_marks,
-                                       tally=self._tally)
+            self._writer = BatchWriter(self._write)
         # The producer goes on changing its marks (a file's read state): the batch gets
         # them as they are now, when they match its events.
-        self._writer.submit(batches, copy.deepcopy(marks))
+        self._writer.submit((batches, copy.deepcopy(marks)))
 
     def _write(self, batches: list[PreparedEvents], marks: Marks) -> None:
         with transaction.atomic():
-            results = self._store(batches)
-            self._save_marks(marks)
-        self._tally(results)
-
-    def _store(self, batches: list[PreparedEvents]) -> list[EventAppendResult]:
-        results: list[EventAppendResult] = []
-        for batch in batches:
-            results += event_append_prepared(batch=batch)
-        return results
-
-    def _save_marks(self, marks: Marks) -> None:
-        if marks and self.commit_marks is not None:
-            self.commit_marks(list(marks.values()))
-
-    def _tally(self, results: list[EventAppendResult]) -> None:
+            results: list[EventAppendResult] = []
+            for batch in batches:
+                results += event_append_prepared(batch=batch)
+            if marks and self.commit_marks is not None:
+                self.commit_marks(list(marks.values()))
         created = sum(1 for r in results if r.created)
-        with self._tally_lock:  # the writing threads report here
-            self.summary.events_stored += created
-            self.summary.duplicates += len(results) - created
-            self.progress.advance(events=created)
+        self.summary.events_stored += created
+        self.summary.duplicates += len(results) - created
+        self.progress.advance(events=created)
 
     def _prepare(self, events: list[Event]) -> PreparedEvents:
         """One batch; an event Layer 1 refuses is counted and left out, never fatal."""
