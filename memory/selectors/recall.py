@@ -457,7 +457,7 @@ def text_candidates(*, text: TextQuery | None, query: str, scope: Scope, limit: 
 
 # ---- vector ----------------------------------------------------------------------------
 
-def _vector_literal(vector: Sequence[float]) -> str:
+def vector_literal(vector: Sequence[float]) -> str:
     return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
 
 
@@ -480,7 +480,7 @@ def _vector_names_sql(literal: str, scope: Scope, limit: int) -> Statement:
 def vector_names(*, vector: Sequence[float], scope: Scope, limit: int,
                  ef_search: int) -> list[Candidate]:
     return _candidates(_rows_with(hnsw_settings(ef_search),
-                                  *_vector_names_sql(_vector_literal(vector), scope, limit)))
+                                  *_vector_names_sql(vector_literal(vector), scope, limit)))
 
 
 def _vector_memories_sql(literal: str, scope: Scope, limit: int) -> Statement:
@@ -496,7 +496,7 @@ def _vector_memories_sql(literal: str, scope: Scope, limit: int) -> Statement:
 def vector_memories(*, vector: Sequence[float], scope: Scope, limit: int,
                     ef_search: int) -> list[Candidate]:
     return _candidates(_rows_with(hnsw_settings(ef_search),
-                                  *_vector_memories_sql(_vector_literal(vector), scope, limit)))
+                                  *_vector_memories_sql(vector_literal(vector), scope, limit)))
 
 
 @dataclass
@@ -516,8 +516,8 @@ def vector_candidates(*, vector: Sequence[float], scope: Scope, limit: int, ef_s
                       ) -> VectorCandidates:
     """vector_names and vector_memories, the entities the nearest memories mention (those
     not among `memory_ids`), and the query's cosine similarity to `entity_ids`' names and to
-    `memory_ids` (memory/selectors/recall_vectors.py's statements): one statement."""
-    literal = _vector_literal(vector)
+    `memory_ids` (as memory/selectors/recall_vectors.py does for memories): one statement."""
+    literal = vector_literal(vector)
     names_sql, names_params = _vector_names_sql(literal, scope, limit)
     memories_sql, memories_params = _vector_memories_sql(literal, scope, limit)
     mentions_sql, mentions_params = _mentions_sql(

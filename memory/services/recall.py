@@ -187,7 +187,7 @@ def _vector_entities(*, vector: Sequence[float], scope: Scope, section: RecallSe
     """The nearest names and memories, widened to the entities and memories the other
     strategies found (each scored exactly: the union is ranked, not one strategy's pool)."""
     # one statement: the nearest of each kind, what the nearest memories mention, and the
-    # exact similarities (memory/selectors/recall_vectors.py's, for the union)
+    # exact similarities of the union's candidates
     read = strategies.vector_candidates(
         vector=vector, scope=scope, limit=section.candidates, ef_search=section.vector_ef_search,
         entity_ids=found_entities, memory_ids=list(found_memories))
