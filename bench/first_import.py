@@ -277,7 +277,10 @@ def main() -> None:
     print(_floor_line("parse floor (Python + orjson, every line)", floor, size, floor),
           flush=True)
     admin, url = _urls()
-    env = {**os.environ, "DATABASE_URL": url, "CORTEX_LOG_LEVEL": "WARNING"}
+    # As an installed Cortex runs: its modules' bytecode written once (this sandbox sets
+    # PYTHONDONTWRITEBYTECODE, which recompiles every module in every command).
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+           "DATABASE_URL": url, "CORTEX_LOG_LEVEL": "WARNING"}
     try:
         if args.before:
             _raw(admin, url, env, root, floor, size, migrate_to="0017_recall_latency_indexes",

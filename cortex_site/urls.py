@@ -4,6 +4,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from memory.mcp.http import mcp_view
 
+admin.autodiscover()  # SimpleAdminConfig (cortex_site/settings.py): here, not at setup
+
 handler404 = "cortex_site.api_errors.handler404"
 handler500 = "cortex_site.api_errors.handler500"
 
