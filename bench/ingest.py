@@ -14,12 +14,9 @@ from __future__ import annotations
 import argparse
 import http.client
 import os
-import queue
-import socket
 import statistics
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -33,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.machine import machine_describe  # noqa: E402
+from bench.serving import bodies_post, percentile, web_served  # noqa: E402
 
 BENCH_DB = "cortex_bench"
 TEXT = (
@@ -90,34 +88,10 @@ class Client:
 
 def _batches(url: str, token: str, *, batches: int, size: int, clients: int) -> float:
     run = uuid.uuid4().hex[:8]
-    bodies: queue.Queue[bytes] = queue.Queue()
-    for b in range(batches):
-        events = [_event(run, b * size + i) for i in range(size)]
-        bodies.put(orjson.dumps({"events": events}))
-    errors: list[BaseException] = []
-
-    def work() -> None:
-        client = Client(url, token)
-        while True:
-            try:
-                body = bodies.get_nowait()
-            except queue.Empty:
-                return
-            try:
-                client.post(body)
-            except BaseException as error:  # reported below
-                errors.append(error)
-                return
-
-    threads = [threading.Thread(target=work) for _ in range(clients)]
-    started = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    elapsed = time.perf_counter() - started
-    if errors:
-        raise RuntimeError(f"batch posts failed: {errors[0]}")
+    bodies = [orjson.dumps({"events": [_event(run, b * size + i) for i in range(size)]})
+              for b in range(batches)]
+    elapsed = bodies_post(lambda: Client(url, token), bodies, clients=clients,
+                          what="batch posts")
     return batches * size / elapsed
 
 
@@ -127,17 +101,6 @@ def _singles(url: str, token: str, *, count: int, warmup: int = 50) -> list[floa
     for i in range(warmup):
         client.post(orjson.dumps(_event(run + "w", i)))
     return [client.post(orjson.dumps(_event(run, i))) * 1000 for i in range(count)]
-
-
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _bench_database_url() -> tuple[str, str]:
@@ -161,46 +124,19 @@ def _manage(env: dict[str, str], *args: str) -> str:
     return done.stdout
 
 
-def _wait_healthy(url: str, server: subprocess.Popen[bytes]) -> None:
-    parts = urlsplit(url)
-    for _ in range(600):
-        if server.poll() is not None:
-            raise RuntimeError("gunicorn exited; see its output above")
-        try:
-            conn = http.client.HTTPConnection(parts.hostname or "", parts.port or 80, timeout=2)
-            conn.request("GET", "/api/health/")
-            if conn.getresponse().status == 200:
-                return
-        except OSError:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError("the server never answered /api/health/")
-
-
 @contextmanager
 def _own_server(workers: int) -> Iterator[tuple[str, str]]:
     database_url, admin_url = _bench_database_url()
     env = {**os.environ, "DATABASE_URL": database_url, "CORTEX_LOG_LEVEL": "WARNING"}
-    server = None
     try:
         _manage(env, "migrate", "--verbosity", "0")
         output = _manage(
             env, "agent", "create", "bench", "--scopes", "events:write", "--rate", "100000000/min"
         )
         token = output.strip().splitlines()[-1]
-        port = _free_port()
-        server = subprocess.Popen(
-            [str(Path(sys.executable).parent / "gunicorn"), "cortex_site.wsgi:application",
-             "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--log-level", "warning"],
-            env=env, cwd=ROOT,
-        )
-        url = f"http://127.0.0.1:{port}"
-        _wait_healthy(url, server)
-        yield url, token
+        with web_served(env, workers=workers) as url:
+            yield url, token
     finally:
-        if server is not None:
-            server.terminate()
-            server.wait(30)
         import psycopg
 
         with psycopg.connect(admin_url, autocommit=True) as conn:
@@ -216,8 +152,8 @@ def _report(url: str, token: str, args: argparse.Namespace, where: str) -> None:
         f"{rate:,.0f} events/s (target >= 5,000)"
     )
     print(
-        f"single posts: {len(latencies)} sequential: p50 {_percentile(latencies, 0.5):.2f} ms, "
-        f"p99 {_percentile(latencies, 0.99):.2f} ms, mean {statistics.fmean(latencies):.2f} ms "
+        f"single posts: {len(latencies)} sequential: p50 {percentile(latencies, 0.5):.2f} ms, "
+        f"p99 {percentile(latencies, 0.99):.2f} ms, mean {statistics.fmean(latencies):.2f} ms "
         "(target p50 < 10 ms)"
     )
     print(machine_describe())

@@ -18,12 +18,8 @@ import argparse
 import http.client
 import os
 import random
-import statistics
-import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -34,50 +30,21 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.databases import database_recreate, database_urls, manage  # noqa: E402
-from bench.ingest import _free_port, _wait_healthy  # noqa: E402
 from bench.machine import machine_describe  # noqa: E402
+from bench.recall_notes import QUERIES, notes_seed  # noqa: E402
+from bench.serving import percentiles_text, web_served  # noqa: E402
 
 BENCH_DB = "cortex_bench_mcp"
-PEOPLE = ["Anya Petrova", "Bruno Dupont", "Chloé Bernard", "Dmitri Ivanov", "Emma Wilson",
-          "Farid Haddad", "Greta Berg", "Hugo Moreau", "Inès Silva", "Jonas Keller"]
-PLACES = ["Paris", "Lyon", "Berlin", "London", "Lisbon", "Tokyo", "Montreal", "Geneva"]
-PROJECTS = ["Atlas", "Nimbus", "Orion", "Helix", "Quasar"]
 # The SDK client's modes: the initialize handshake (the protocol versions clients such as
 # Claude Code speak today), and its default, which adopts the stateless 2026-07-28 revision.
 MODES = {"legacy": "handshake protocol (legacy mode)", "auto": "2026-07-28 protocol (auto mode)"}
-QUERIES = [*PEOPLE, *(f"{p} demo" for p in PROJECTS), *(f"meeting in {p}" for p in PLACES),
-           "who moved the Orion launch", "Petrowa", "réunion à Lyon"]
-
-
-
-
-
-
 
 
 def _seed(count: int, seed: int) -> None:
     import django
 
     django.setup()
-    from insight.services.analysis import analysis_drain
-    from memory.services.memories import memories_remember
-    from memory.services.retain import retain_drain
-
-    rng = random.Random(seed)
-    memories = [{"text": f"{rng.choice(PEOPLE)} moved the {rng.choice(PROJECTS)} demo to "
-                         f"{rng.choice(PLACES)} with {rng.choice(PEOPLE)} (note {i})."}
-                for i in range(count)]
-    for start in range(0, count, 500):
-        memories_remember(source="api:bench", memories=memories[start:start + 500])
-    analysis_drain()
-    retain_drain(embed=False)
-
-
-def _percentiles(times: list[float]) -> str:
-    ordered = sorted(times)
-    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    return (f"p50 {statistics.median(ordered) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
-            f"max {ordered[-1] * 1000:.1f} ms over {len(ordered)} calls")
+    notes_seed(count, seed)
 
 
 async def _calls(client: Any, calls: int, seed: int) -> list[float]:
@@ -145,22 +112,6 @@ def _rest(url: str, token: str, calls: int, seed: int) -> list[float]:
     return times
 
 
-@contextmanager
-def _gunicorn(env: dict[str, str], workers: int) -> Iterator[str]:
-    port = _free_port()
-    server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "gunicorn"), "cortex_site.wsgi:application",
-         "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--log-level", "warning"],
-        env=env, cwd=ROOT)
-    try:
-        url = f"http://127.0.0.1:{port}"
-        _wait_healthy(url, server)
-        yield url
-    finally:
-        server.terminate()
-        server.wait(30)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--memories", type=int, default=2000)
@@ -187,14 +138,14 @@ def main() -> None:
     for mode in MODES:
         startup, times = _stdio(env, token, args.calls, args.seed, mode)
         print(f"stdio (cortex mcp), {MODES[mode]}: start {startup * 1000:.0f} ms (spawn to the "
-              f"first tools/list); recall round trip: {_percentiles(times)}")
-    with _gunicorn(env, args.workers) as url:
+              f"first tools/list); recall round trip: {percentiles_text(times, ' calls')}")
+    with web_served(env, workers=args.workers) as url:
         print(f"streamable HTTP (/mcp/, gunicorn {args.workers} sync workers, stateless JSON):")
         for mode in MODES:
             times = _http(url, token, args.calls, args.seed, mode)
-            print(f"  {MODES[mode]}: recall round trip: {_percentiles(times)}")
+            print(f"  {MODES[mode]}: recall round trip: {percentiles_text(times, ' calls')}")
         rest_times = _rest(url, token, args.calls, args.seed)
-    print(f"REST GET /api/recall/ on the same server: {_percentiles(rest_times)}")
+    print(f"REST GET /api/recall/ on the same server: {percentiles_text(rest_times, ' calls')}")
 
 if __name__ == "__main__":
     main()

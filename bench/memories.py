@@ -25,11 +25,8 @@ import cProfile
 import io
 import os
 import pstats
-import queue
 import random
-import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -43,8 +40,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.databases import database_drop, database_urls, manage  # noqa: E402
-from bench.ingest import Client, _free_port, _wait_healthy  # noqa: E402
+from bench.ingest import Client  # noqa: E402
 from bench.machine import machine_describe  # noqa: E402
+from bench.serving import bodies_post, web_served  # noqa: E402
 
 BENCH_DB = "cortex_bench_memories"
 FIRST = ["Anya", "Bruno", "Chloé", "Dmitri", "Emma", "Farid", "Greta", "Hugo", "Inès", "Jonas",
@@ -90,58 +88,18 @@ class MemoryClient(Client):
 
 
 def _post_all(url: str, token: str, batches: list[list[dict[str, Any]]], clients: int) -> float:
-    bodies: queue.Queue[bytes] = queue.Queue()
-    for batch in batches:
-        bodies.put(orjson.dumps({"memories": batch}))
-    errors: list[BaseException] = []
-
-    def work() -> None:
-        client = MemoryClient(url, token)
-        while True:
-            try:
-                body = bodies.get_nowait()
-            except queue.Empty:
-                return
-            try:
-                client.post(body)
-            except BaseException as error:  # reported below
-                errors.append(error)
-                return
-
-    threads = [threading.Thread(target=work) for _ in range(clients)]
-    started = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    elapsed = time.perf_counter() - started
-    if errors:
-        raise RuntimeError(f"memory posts failed: {errors[0]}")
+    bodies = [orjson.dumps({"memories": batch}) for batch in batches]
+    elapsed = bodies_post(lambda: MemoryClient(url, token), bodies, clients=clients,
+                          what="memory posts")
     return sum(len(b) for b in batches) / elapsed
-
-
-
-
-
-
 
 
 @contextmanager
 def _server(env: dict[str, str], workers: int) -> Iterator[tuple[str, str]]:
     token = manage(env, "agent", "create", "bench", "--scopes", "memories:write",
                     "--rate", "100000000/min").strip().splitlines()[-1]
-    port = _free_port()
-    server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "gunicorn"), "cortex_site.wsgi:application",
-         "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--log-level", "warning"],
-        env=env, cwd=ROOT)
-    try:
-        url = f"http://127.0.0.1:{port}"
-        _wait_healthy(url, server)
+    with web_served(env, workers=workers) as url:
         yield url, token
-    finally:
-        server.terminate()
-        server.wait(30)
 
 
 def _in_process(batches: list[list[dict[str, Any]]]) -> tuple[float, float]:

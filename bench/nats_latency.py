@@ -22,7 +22,6 @@ import os
 import random
 import re
 import secrets
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -35,20 +34,10 @@ sys.path.insert(0, str(ROOT))
 
 from bench.databases import database_recreate, database_urls, manage  # noqa: E402
 from bench.machine import machine_describe  # noqa: E402
+from bench.recall_notes import QUERIES, notes_seed  # noqa: E402
+from bench.serving import percentiles_text  # noqa: E402
 
 BENCH_DB = "cortex_bench_nats"
-PEOPLE = ["Anya Petrova", "Bruno Dupont", "Chloé Bernard", "Dmitri Ivanov", "Emma Wilson",
-          "Farid Haddad", "Greta Berg", "Hugo Moreau", "Inès Silva", "Jonas Keller"]
-PLACES = ["Paris", "Lyon", "Berlin", "London", "Lisbon", "Tokyo", "Montreal", "Geneva"]
-PROJECTS = ["Atlas", "Nimbus", "Orion", "Helix", "Quasar"]
-QUERIES = [*PEOPLE, *(f"{p} demo" for p in PROJECTS), *(f"meeting in {p}" for p in PLACES),
-           "who moved the Orion launch", "Petrowa", "réunion à Lyon"]
-
-
-
-
-
-
 
 
 def _config(directory: Path, prefix: str, stream: str) -> Path:
@@ -58,28 +47,6 @@ def _config(directory: Path, prefix: str, stream: str) -> Path:
     path = directory / "decay.yaml"
     path.write_text(text)
     return path
-
-
-def _seed(count: int, seed: int) -> None:
-    from insight.services.analysis import analysis_drain
-    from memory.services.memories import memories_remember
-    from memory.services.retain import retain_drain
-
-    rng = random.Random(seed)
-    memories = [{"text": f"{rng.choice(PEOPLE)} moved the {rng.choice(PROJECTS)} demo to "
-                         f"{rng.choice(PLACES)} with {rng.choice(PEOPLE)} (note {i})."}
-                for i in range(count)]
-    for start in range(0, count, 500):
-        memories_remember(source="api:bench", memories=memories[start:start + 500])
-    analysis_drain()
-    retain_drain(embed=False)
-
-
-def _percentiles(times: list[float]) -> str:
-    ordered = sorted(times)
-    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    return (f"p50 {statistics.median(ordered) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
-            f"max {ordered[-1] * 1000:.1f} ms over {len(ordered)}")
 
 
 def _in_process(query: str) -> float:
@@ -217,7 +184,7 @@ def main() -> None:
 
         django.setup()
         started = time.perf_counter()
-        _seed(args.memories, args.seed)
+        notes_seed(args.memories, args.seed)
         print(f"graph: {args.memories:,} memories consolidated in "
               f"{time.perf_counter() - started:.1f} s")
         token = manage(env, "agent", "create", "bench-nats", "--scopes",
@@ -231,9 +198,9 @@ def main() -> None:
         finally:
             responder.terminate()
             responder.wait(30)
-        print(f"NATS request-reply recall (one client, sequential): {_percentiles(bus)}")
-        print(f"the same recalls in process (no bus, interleaved): {_percentiles(local)}")
-        print(f"the bus alone (a request refused before any query): {_percentiles(floor)}")
+        print(f"NATS request-reply recall (one client, sequential): {percentiles_text(bus)}")
+        print(f"the same recalls in process (no bus, interleaved): {percentiles_text(local)}")
+        print(f"the bus alone (a request refused before any query): {percentiles_text(floor)}")
         try:
             seconds, published = _publish(args.publish)
             print(f"outbox: {published:,} observations (the {args.publish:,} stored for it and "

