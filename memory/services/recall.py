@@ -329,15 +329,17 @@ def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
     n = section.candidates
     vector = _query_vector_soon(query, on, config)
     lists: dict[str, list[Candidate]] = {}
+    facts_read: dict[int, Fact] = {}
     if "fulltext" in on:
         text = _text_query(query, section)
         memories = strategies.fulltext_memories(text=text, scope=scope, limit=n)
         facts = strategies.fulltext_fact_rows(text=text, scope=scope, limit=n)
         worth = section.fulltext_sources
+        facts_read = Fact.objects.select_related("entity").in_bulk([_id(c.ref) for c in facts])
         lists["fulltext"] = _facts_as_memories(sorted(
             [Candidate(("memory", _id(c.ref)), c.score * worth["memories"]) for c in memories]
             + [Candidate(("fact", _id(c.ref)), c.score * worth["facts"]) for c in facts],
-            key=lambda c: -c.score))
+            key=lambda c: -c.score), facts_read)
     if vector is not None:
         query_vector = vector.result()
         nearest = [Candidate(("memory", _id(c.ref)), c.score)
@@ -351,8 +353,7 @@ def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
     fused = fuse(lists, weights=section.weights, method=section.fusion, rrf_k=section.rrf_k)
     memories_by_id = _memory_strength_rows([ident for kind, ident in _refs(fused, "memory")],
                                            at=scope.at, config=config)
-    facts_by_id = Fact.objects.select_related("entity").in_bulk(
-        [ident for kind, ident in _refs(fused, "fact")])
+    facts_by_id = {ident: facts_read[ident] for kind, ident in _refs(fused, "fact")}
     factors: dict[Ref, float] = {}
     for kind, ident in _refs(fused):
         if kind == "memory" and ident in memories_by_id:
@@ -379,11 +380,11 @@ def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
     return hits
 
 
-def _facts_as_memories(candidates: list[Candidate]) -> list[Candidate]:
+def _facts_as_memories(candidates: list[Candidate],
+                       facts: Mapping[int, Fact]) -> list[Candidate]:
     """A fact drawn only from memories restates them: in its place, its memories (a fact
     and its memory would otherwise take two places in the answer for one thing said)."""
-    fact_ids = [ident for kind, ident in (_ref(c.ref) for c in candidates) if kind == "fact"]
-    events = dict(Fact.objects.filter(id__in=fact_ids).values_list("id", "event_ids"))
+    events = {ident: fact.event_ids for ident, fact in facts.items()}
     memory_of = dict(Memory.objects.filter(
         event_id__in=[eid for ids in events.values() for eid in ids]).values_list("event_id", "id"))
     out = []
