@@ -10,8 +10,9 @@ then each planted fact is asked for by a paraphrased question in English and in 
 (`unit=memory`, no reinforcement). Prints recall@5 and MRR of the planted memory, with the
 ablation (each strategy off, strength weighting off, reciprocal rank fusion instead of
 linear), and the same after a sleep cycle (which must not lower them: nothing is deleted).
-`--no-embed` skips the embedding pass (and the vector strategy) for large N. `--reuse`
-keeps each corpus's database (one per size, seed and --no-embed) for the next run: the
+`--no-embed` skips the embedding pass (and the vector strategy) for large N.
+`--vector-weights 0.6 1` adds a row per weight of the vector strategy. `--reuse` keeps each
+corpus's database (one per size, seed and --no-embed) for the next run: the
 embedding pass is the long part.
 
 `--conversations`: long multi-session conversations between invented people
@@ -156,7 +157,8 @@ def _evaluate(plants: list[Plant], *, label: str, config: Any, strategies: tuple
             "ms_per_query": 1000 * elapsed / len(every)}
 
 
-def _variants(config: Any, embed: bool) -> list[tuple[str, Any, tuple[str, ...], bool]]:
+def _variants(config: Any, embed: bool, vector_weights: tuple[float, ...] = ()
+              ) -> list[tuple[str, Any, tuple[str, ...], bool]]:
     section = config.recall
     on = tuple(s for s in STRATEGIES if embed or s != "vector")
     variants = [("all strategies", config, on, True)]
@@ -164,11 +166,15 @@ def _variants(config: Any, embed: bool) -> list[tuple[str, Any, tuple[str, ...],
     variants.append(("strength off", config, on, False))
     rrf = dataclasses.replace(config, recall=dataclasses.replace(section, fusion="rrf"))
     variants.append(("rrf k=60 fusion", rrf, on, True))
+    for weight in vector_weights if embed else ():
+        weighed = dataclasses.replace(config, recall=dataclasses.replace(
+            section, weights={**section.weights, "vector": weight}))
+        variants.append((f"vector weight {weight:g}", weighed, on, True))
     return variants
 
 
 def run_one(n: int, plants_count: int, seed: int, embed: bool,
-            reuse: bool = False) -> dict[str, Any]:
+            reuse: bool = False, vector_weights: tuple[float, ...] = ()) -> dict[str, Any]:
     name = f"{BENCH_DB}_{n}_{plants_count}_{seed}_{'v' if embed else 'nv'}"
     os.environ["DATABASE_URL"], kept = _database(name, reuse)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")
@@ -188,7 +194,7 @@ def run_one(n: int, plants_count: int, seed: int, embed: bool,
     now = clock.now()
     rows = [_evaluate(plants, label=label, config=cfg, strategies=on, use_strength=strength,
                       now=now)
-            for label, cfg, on, strength in _variants(config, embed)]
+            for label, cfg, on, strength in _variants(config, embed, vector_weights)]
     later = now + timedelta(days=1)
     sleep_cycle_run(now=later)
     on = tuple(s for s in STRATEGIES if embed or s != "vector")
@@ -226,7 +232,8 @@ def _evaluate_questions(questions: list[Question], *, label: str, config: Any,
 
 
 def run_conversations(sessions: int, turns: int, people: int, seed: int,
-                      embed: bool, reuse: bool = False) -> dict[str, Any]:
+                      embed: bool, reuse: bool = False,
+                      vector_weights: tuple[float, ...] = ()) -> dict[str, Any]:
     name = f"{BENCH_DB}_conv_{sessions}_{turns}_{people}_{seed}_{'v' if embed else 'nv'}"
     os.environ["DATABASE_URL"], kept = _database(name, reuse)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")
@@ -245,7 +252,7 @@ def run_conversations(sessions: int, turns: int, people: int, seed: int,
     config = config_get()
     rows = [_evaluate_questions(questions, label=label, config=cfg, strategies=on,
                                 use_strength=strength, now=clock.now())
-            for label, cfg, on, strength in _variants(config, embed)]
+            for label, cfg, on, strength in _variants(config, embed, vector_weights)]
     return {"turns": len(dialogue), "sessions": sessions, "questions": len(questions),
             "times": times, "rows": rows}
 
@@ -289,36 +296,36 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true",
                         help="keep the corpus a previous run consolidated and embedded "
                              "(one database per size, seed and --no-embed)")
+    parser.add_argument("--vector-weights", type=float, nargs="*", default=[],
+                        help="also each of these weights of the vector strategy")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     embed = not args.no_embed
+    weights = tuple(args.vector_weights)
     if args.one is not None:
         result = (run_conversations(args.sessions, args.turns, args.people, args.seed, embed,
-                                    args.reuse)
+                                    args.reuse, weights)
                   if args.conversations
-                  else run_one(args.one, args.plants, args.seed, embed, args.reuse))
+                  else run_one(args.one, args.plants, args.seed, embed, args.reuse, weights))
         print(json.dumps(result))
         return
     print(machine_describe())
     print(f"load average at start: {os.getloadavg()}")
     if args.conversations:
-        command = [sys.executable, __file__, "--one", "0", "--conversations",
-                   "--sessions", str(args.sessions), "--turns", str(args.turns),
-                   "--people", str(args.people), "--seed", str(args.seed),
-                   *(["--no-embed"] if args.no_embed else []),
-                   *(["--reuse"] if args.reuse else [])]
-        out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
-        _print_conversations(json.loads(out.strip().splitlines()[-1]))
+        _print_conversations(_child(0))
         print(f"\nload average at end: {os.getloadavg()}")
         return
     for n in args.sizes:
-        command = [sys.executable, __file__, "--one", str(n), "--plants", str(args.plants),
-                   "--seed", str(args.seed), *(["--no-embed"] if args.no_embed else []),
-                   *(["--reuse"] if args.reuse else [])]
-        out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
-        _print(json.loads(out.strip().splitlines()[-1]))
+        _print(_child(n))
     print(f"\nload average at end: {os.getloadavg()}")
 
+
+def _child(n: int) -> dict[str, Any]:
+    """One size in a process of its own (a database of its own), with this run's options."""
+    command = [sys.executable, __file__, *sys.argv[1:], "--one", str(n)]
+    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    return result
 
 if __name__ == "__main__":
     main()
