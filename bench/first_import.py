@@ -36,11 +36,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.databases import database_drop, database_recreate, database_urls  # noqa: E402
 from bench.machine import machine_describe  # noqa: E402
 
 BENCH_DB = "cortex_bench_first"
@@ -84,20 +84,14 @@ def _parse_floor(root: Path) -> tuple[float, int, int]:
 
 
 def _urls() -> tuple[str, str]:
-    from cortex_site import embedded
-
-    parts = urlsplit(embedded.postgres_url())  # keeps the embedded server up while we run
-    return (urlunsplit(parts._replace(path="/postgres")),
-            urlunsplit(parts._replace(path=f"/{BENCH_DB}")))
+    return database_urls(BENCH_DB)  # starts (and keeps up) the embedded server
 
 
 def _recreate(admin: str, *, drop_only: bool = False) -> None:
-    import psycopg
-
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
-        if not drop_only:
-            conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
+    if drop_only:
+        database_drop(admin, BENCH_DB)
+    else:
+        database_recreate(admin, BENCH_DB)
 
 
 @dataclass

@@ -18,8 +18,8 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from insight.management.first_import import connection_url
 from memory.services.agents import agent_create
-from tests.retain.workers import database_url
 
 EVERY_SCOPE = ["memories:write", "events:write", "recall:read", "context:read",
                "feedback:write", "working-set"]
@@ -39,7 +39,7 @@ def narrow_token() -> str:
 
 
 def stdio_parameters(token: str | None, *extra: str) -> StdioServerParameters:
-    env = {"DATABASE_URL": database_url(), "REDIS_URL": settings.REDIS_URL,
+    env = {"DATABASE_URL": connection_url(), "REDIS_URL": settings.REDIS_URL,
            "CORTEX_HOME": str(settings.CORTEX_HOME),
            "DJANGO_SETTINGS_MODULE": "cortex_site.settings",
            "PATH": os.environ.get("PATH", "")}

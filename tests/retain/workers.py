@@ -10,29 +10,19 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import quote
 
 from django.conf import settings
-from django.db import connection
+
+from insight.management.first_import import connection_url
 
 BASE_DIR = Path(settings.BASE_DIR)
 DEADLINE = 180.0
 
 
-def database_url() -> str:
-    s = connection.settings_dict
-    host = s["OPTIONS"].get("host") or s["HOST"] or "localhost"
-    user = quote(s["USER"] or "")
-    password = f":{quote(s['PASSWORD'])}" if s["PASSWORD"] else ""
-    if host.startswith("/"):
-        return f"postgresql://{user}{password}@/{s['NAME']}?host={quote(host)}"
-    return f"postgresql://{user}{password}@{host}:{s['PORT'] or 5432}/{s['NAME']}"
-
-
 class Worker:
     def __init__(self, name: str, log: Path, *, concurrency: int = 1) -> None:
         self.log = log
-        env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": settings.REDIS_URL,
+        env = {**os.environ, "DATABASE_URL": connection_url(), "REDIS_URL": settings.REDIS_URL,
                "DJANGO_SETTINGS_MODULE": "cortex_site.settings"}
         env.pop("CORTEX_EAGER_TASKS", None)
         self.process = subprocess.Popen(

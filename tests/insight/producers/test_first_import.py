@@ -24,12 +24,12 @@ from django.conf import settings
 from django.core.management import call_command
 
 from insight.demo.corpus import corpus_write
+from insight.management.first_import import connection_url
 from memory.models import Observation, ObservationStatus
 from memory.models.events import MemoryEvent
 from memory.selectors.graph import graph_digest
 from memory.services.embeddings import embedding_passes_run
 from memory.services.rebuild import graph_rebuild
-from tests.retain.workers import database_url
 
 from .helpers import SESSION, append, line, record, write
 
@@ -50,7 +50,7 @@ def _corpus(tmp_path: Path) -> Path:
 
 
 def _env() -> dict[str, str]:
-    return {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": settings.REDIS_URL,
+    return {**os.environ, "DATABASE_URL": connection_url(), "REDIS_URL": settings.REDIS_URL,
             "CORTEX_LOG_LEVEL": "WARNING"}
 
 
