@@ -323,9 +323,19 @@ _near_version = [-1]
 _near_rows = [0]
 
 
-def _near_sql(grams: list[str], threshold: float) -> tuple[Statement, int, list[str]]:
+def _array_text(values: Iterable[int | float | str]) -> str:
+    """PostgreSQL's text form of an array of these values (cast in the statement): one
+    parameter for the driver to quote, not one per element (hundreds of kept rows)."""
+    return "{" + ",".join(
+        '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        if isinstance(value, str) else repr(value) for value in values) + "}"
+
+
+def _near_sql(grams: list[str], threshold: float
+              ) -> tuple[Statement, int, list[str], list[tuple[int, str, float]]]:
     """The `near` CTE (alias entity id, normalized, similarity, the gram read now or NULL),
-    the version the kept rows are for, and the grams to read unless it changed."""
+    the version the kept rows are for, the grams to read unless it changed, and the kept
+    rows themselves."""
     with _near_lock:
         version = _near_version[0]
         kept = {g: _near[(threshold, g)] for g in grams if (threshold, g) in _near}
@@ -344,8 +354,8 @@ def _near_sql(grams: list[str], threshold: float) -> tuple[Statement, int, list[
                              THEN %s::text[] ELSE %s::text[] END) AS g(g)
             JOIN memory_entityalias a ON a.normalized %% g.g
             CROSS JOIN LATERAL (SELECT similarity(a.normalized, g.g) AS sim OFFSET 0) AS s)""",
-        [[r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], version, version,
-         fresh, grams]), version, fresh
+        [_array_text(r[0] for r in rows), _array_text(r[1] for r in rows),
+         _array_text(r[2] for r in rows), version, version, fresh, grams]), version, fresh, rows
 
 
 def _near_keep(*, threshold: float, version: int, read: list[str],
@@ -370,9 +380,11 @@ def _near_keep(*, threshold: float, version: int, read: list[str],
             _near_rows[0] -= max(1, len(_near.popitem(last=False)[1]))
 
 
-def _trigram_kept_sql(scope: Scope, limit: int, threshold: float) -> Statement:
+def _trigram_ranked_sql(scope: Scope, limit: int, least: Statement,
+                        gate: Statement = ("TRUE", [])) -> Statement:
     """trigram_names' ranking over the `near` CTE (each alias's entity, merged or not,
-    resolved row by row through its primary key)."""
+    resolved row by row through its primary key), of the rows whose similarity is at least
+    `least` (SQL and its parameters), only when `gate` (an SQL condition) holds."""
     where, params = _entity_where(scope)
     return (
         f"""SELECT r.id, max(t.sim),
@@ -382,9 +394,51 @@ def _trigram_kept_sql(scope: Scope, limit: int, threshold: float) -> Statement:
                 SELECT e.id FROM memory_entity e0
                 JOIN memory_entity e ON e.id = coalesce(e0.merged_into_id, e0.id)
                 WHERE e0.id = t.entity_id AND {where} OFFSET 0) AS r
-            WHERE t.sim >= %s
+            WHERE t.sim >= {least[0]} AND {gate[0]}
             GROUP BY r.id ORDER BY 2 DESC, 1 LIMIT %s""",
-        [*params, threshold, limit])
+        [*params, *least[1], *gate[1], limit])
+
+
+# The kept rows a ranking first reads: those of the best entities, this many times the
+# ranking's limit (some alias entities resolve to the same one or fall to the filters).
+CUT_ENTITIES = 2
+
+
+def _unfiltered(scope: Scope) -> bool:
+    """No filter on the entities but their status (and time): a cut then rarely misses."""
+    filters = scope.filters
+    return scope.project_entities is None and not (filters.namespace or filters.memory_type
+                                                   or filters.referent)
+
+
+def trigram_cut(rows: Sequence[tuple[int, str, float]], *, limit: int,
+                threshold: float) -> float:
+    """The similarity at or above which the kept rows name `CUT_ENTITIES x limit` alias
+    entities (`threshold` when they name fewer): the ranking over the rows at that
+    similarity or more is the ranking over all when it still finds `limit` entities (an
+    entity's best similarity is then its own; any other ranks below)."""
+    wanted = CUT_ENTITIES * limit
+    seen: set[int] = set()
+    for entity_id, _normalized, sim in sorted(rows, key=lambda row: -row[2]):
+        seen.add(entity_id)
+        if len(seen) >= wanted:
+            return max(sim, threshold)
+    return threshold
+
+
+def _trigram_kept_sql(scope: Scope, limit: int, threshold: float,
+                      cut: float) -> tuple[list[Statement], Statement]:
+    """The CTEs and the ranking over `near`: with a `cut` above the threshold, the ranking
+    of the rows at `cut` or more, and the ranking of them all only when that one found fewer
+    than `limit` entities (the condition is evaluated once: the other branch is not run)."""
+    if cut <= threshold:
+        return [], _trigram_ranked_sql(scope, limit, ("%s", [threshold]))
+    first = _trigram_ranked_sql(scope, limit, ("%s", [cut]))
+    every_sql, every_params = _trigram_ranked_sql(
+        scope, limit, ("%s", [threshold]), gate=("(SELECT count(*) FROM cut) < %s", [limit]))
+    return ([(f"cut AS MATERIALIZED ({first[0]})", first[1])],
+            (f"""(SELECT * FROM cut WHERE (SELECT count(*) FROM cut) >= %s)
+                 UNION ALL ({every_sql})""", [limit, *every_params]))
 
 
 def text_candidates(*, text: TextQuery | None, query: str, scope: Scope, limit: int,
@@ -415,10 +469,13 @@ def text_candidates(*, text: TextQuery | None, query: str, scope: Scope, limit: 
     kept_version, fresh = -1, list[str]()
     if grams and trigram_threshold is not None:
         settings_hold(trigram_settings(trigram_threshold))
-        near, kept_version, fresh = _near_sql(grams, trigram_threshold)
-        ctes.append(near)
+        near, kept_version, fresh, kept = _near_sql(grams, trigram_threshold)
+        cut = (trigram_cut(kept, limit=limit, threshold=trigram_threshold)
+               if _unfiltered(scope) else trigram_threshold)
+        cut_ctes, ranked = _trigram_kept_sql(scope, limit, trigram_threshold, cut)
+        ctes += [near, *cut_ctes]
         parts += [
-            _part("trigram", _trigram_kept_sql(scope, limit, trigram_threshold), "r, s, v",
+            _part("trigram", ranked, "r, s, v",
                   "x.r, x.s::real, x.v, NULL::bigint, NULL::bigint"),
             ("SELECT 'near', t.entity_id, t.sim, t.normalized, NULL::bigint, NULL::bigint, t.g "
              "FROM near t WHERE t.g IS NOT NULL", []),
