@@ -94,6 +94,12 @@ DATABASE_URL = os.environ.get("DATABASE_URL") or embedded.postgres_url()
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=None,
                                               conn_health_checks=True)}
 DATABASES["default"]["TEST"] = {"NAME": os.environ.get("CORTEX_TEST_DB", "test_cortex")}
+# No JIT: recall's one lexical statement is estimated above jit_above_cost (and often above
+# the inlining and optimizing thresholds) on a large graph, and compiling it costs more than
+# running it: bench/recall_latency.py's contexts, 100k entities, 13 statements each, SQL
+# 136 -> 93 ms a context with it off (load 8.3-8.7). A URL's own `options` still apply.
+_OPTIONS = DATABASES["default"].setdefault("OPTIONS", {})
+_OPTIONS["options"] = " ".join(filter(None, ["-c jit=off", _OPTIONS.get("options", "")]))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL") or embedded.redis_url()
