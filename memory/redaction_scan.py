@@ -34,6 +34,9 @@ _TEXT_SCAN = ahocorasick_rs.AhoCorasick(list(WORDS))
 _BYTES_FIRST = ahocorasick_rs.BytesAhoCorasick(
     [word.encode() for word in WORDS], matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_FIRST
 )
+# The same words for folded texts that are ASCII (most are): their bytes index as their
+# characters do, and the bytes scan is ~3x faster than the one over a str.
+_BYTES_ALL = ahocorasick_rs.BytesAhoCorasick([word.encode() for word in WORDS])
 _TOKEN = WORDS.index("token")
 
 Hit = tuple[str, int]  # (trigger word, index in the text)
@@ -46,8 +49,15 @@ def fold(text: str) -> str:
 
 def hits(folded: str) -> list[Hit]:
     """Every trigger word in a folded text, overlapping ones included, in order."""
+    if folded.isascii():
+        data = folded.encode()
+        if not _bytes_have_trigger(data):  # the usual answer, found by the fast scan
+            return []
+        matches = _BYTES_ALL.find_matches_as_indexes(data, overlapping=True)
+    else:
+        matches = _TEXT_SCAN.find_matches_as_indexes(folded, overlapping=True)
     found = []
-    for index, start, end in _TEXT_SCAN.find_matches_as_indexes(folded, overlapping=True):
+    for index, start, end in matches:
         if index == _TOKEN and folded.startswith(_NOT_AFTER_TOKEN, end):
             continue
         found.append((WORDS[index], start))
@@ -65,6 +75,11 @@ def json_has_trigger(data: bytes) -> bool:
     if not data.isascii():
         for char, ascii_char in _FOLD_UTF8:
             folded = folded.replace(char, ascii_char)
+    return _bytes_have_trigger(folded)
+
+
+def _bytes_have_trigger(folded: bytes) -> bool:
+    """Whether folded UTF-8 text holds a trigger word that counts (see json_has_trigger)."""
     for index, _start, end in _BYTES_FIRST.find_matches_as_indexes(folded):
         if index != _TOKEN or not folded.startswith((b"s", b"iz"), end):
             return True
