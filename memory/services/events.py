@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
+import psycopg
 from django.conf import settings
 from django.db import connection, transaction
 
@@ -59,6 +61,30 @@ FROM jsonb_to_recordset(%s::jsonb) AS u(
 ON CONFLICT (source, source_id) DO NOTHING
 RETURNING source_id, id
 """
+
+# A batch of more than one event goes in by COPY (binary): ~25% less of the server's time
+# than the INSERT above, whose jsonb document PostgreSQL parses and then takes apart (measured
+# on the generated corpus: 16-17 -> 12-13 ns per byte of the server process). COPY has no ON
+# CONFLICT: it runs in a savepoint, and when one row is already stored (a file read again, a
+# hook's event, a concurrent writer: it waits for that writer's outcome as the INSERT does)
+# nothing of it stays and the batch goes by the INSERT. Rows go in ordered by source_id, as
+# there.
+_COPY = """
+COPY memory_memoryevent
+    (id, source, source_id, occurred_at, recorded_at, type, subtype, actor, project,
+     correlation_session, correlation_thread, correlation_parent, payload, redaction_count)
+FROM STDIN (FORMAT BINARY)
+"""
+_COPY_FIELDS = 14
+_COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + bytes(8)  # signature, flags, no header extension
+_COPY_TRAILER = b"\xff\xff"
+_PG_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)  # timestamptz: microseconds since
+_MICROSECOND = timedelta(microseconds=1)
+_ROW_START = struct.pack(">h", _COPY_FIELDS)
+_LENGTH = struct.Struct(">i").pack
+_TIMESTAMP = struct.Struct(">iq").pack  # (8, microseconds)
+_INT4 = struct.Struct(">ii").pack  # (4, value)
+_JSONB_VERSION = b"\x01"
 
 _EXISTING = """
 SELECT source_id, id FROM memory_memoryevent WHERE source = %s AND source_id = ANY(%s::text[])
@@ -120,10 +146,51 @@ def _rows_json(rows: Sequence[EventRow], ids: Mapping[str, str]) -> bytes:
 
 
 def _insert(batch: PreparedEvents) -> dict[str, str]:
+    ordered = sorted(_firsts(batch.rows).values(), key=lambda row: row.source_id)
+    document = _rows_json(ordered, batch.ids)
     with server_bound_cursor() as cursor:
-        params: list[Any] = [batch.source, clock.now(), jsonb_param(batch.document)]
+        params: list[Any] = [batch.source, clock.now(), jsonb_param(document)]
         cursor.execute(_INSERT, params)
         return dict(cursor.fetchall())
+
+
+def _copy_data(source: str, rows: Sequence[EventRow], ids: Mapping[str, str]) -> bytes:
+    """The rows in COPY's binary format (recorded now)."""
+    fields: dict[str, bytes] = {}  # the texts that repeat (type, actor, session...), as fields
+    source_field = _text_field(source)
+    recorded = _TIMESTAMP(8, (clock.now() - _PG_EPOCH) // _MICROSECOND)
+    parts = [_COPY_HEADER]
+    extend = parts.extend
+    for row in rows:
+        payload = row.payload_json
+        extend((
+            _ROW_START, _text_field(ids[row.source_id]), source_field,
+            _text_field(row.source_id),
+            _TIMESTAMP(8, (row.occurred_at - _PG_EPOCH) // _MICROSECOND), recorded,
+            *[fields.get(text) or fields.setdefault(text, _text_field(text))
+              for text in (row.type, row.subtype, row.actor, row.project,
+                           row.correlation_session, row.correlation_thread)],
+            _text_field(row.correlation_parent),
+            _LENGTH(len(payload) + 1), _JSONB_VERSION, payload, _INT4(4, row.redaction_count),
+        ))
+    parts.append(_COPY_TRAILER)
+    return b"".join(parts)
+
+
+def _text_field(text: str) -> bytes:
+    data = text.encode()
+    return _LENGTH(len(data)) + data
+
+
+def _copied(batch: PreparedEvents) -> bool:
+    """COPY the batch; False (and nothing of it written) when an event is already stored."""
+    try:
+        with (transaction.atomic(), server_bound_cursor() as cursor,
+              cursor.copy(_COPY) as copy):
+            copy.write(batch.copy_data)
+    except psycopg.errors.UniqueViolation:
+        return False
+    return True
 
 
 def _existing(source: str, source_ids: Sequence[str]) -> dict[str, str]:
@@ -134,14 +201,14 @@ def _existing(source: str, source_ids: Sequence[str]) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class PreparedEvents:
-    """A batch checked and sanitized, its ids minted and its INSERT document built: what
-    event_append_prepared writes. Preparing needs no database, so a producer can prepare the
-    next batch while the last one is written."""
+    """A batch checked and sanitized, its ids minted and (more than one event) its COPY data
+    built: what event_append_prepared writes. Preparing needs no database, so a producer can
+    prepare the next batch while the last one is written."""
 
     source: str
     rows: list[EventRow]  # every event of the batch, in order
     ids: dict[str, str]  # source_id -> the id minted for its first event
-    document: bytes  # JSON
+    copy_data: bytes  # COPY's binary data, b"" for a single event (it goes by INSERT)
 
 
 def event_batch_prepare(*, source: str, events: Sequence[Mapping[str, Any]]) -> PreparedEvents:
@@ -156,20 +223,29 @@ def event_batch_prepare(*, source: str, events: Sequence[Mapping[str, Any]]) -> 
     return _prepared(source, rows)
 
 
-def _prepared(source: str, rows: list[EventRow]) -> PreparedEvents:
+def _firsts(rows: Sequence[EventRow]) -> dict[str, EventRow]:
     firsts: dict[str, EventRow] = {}
     for row in rows:
         firsts.setdefault(row.source_id, row)
+    return firsts
+
+
+def _prepared(source: str, rows: list[EventRow]) -> PreparedEvents:
+    firsts = _firsts(rows)
     ids = dict(zip(firsts, new_event_ids(len(firsts)), strict=True))
+    if len(firsts) < 2:
+        return PreparedEvents(source, rows, ids, b"")
     ordered = sorted(firsts.values(), key=lambda row: row.source_id)
-    return PreparedEvents(source, rows, ids, _rows_json(ordered, ids))
+    return PreparedEvents(source, rows, ids, _copy_data(source, ordered, ids))
 
 
 def event_append_prepared(*, batch: PreparedEvents) -> list[EventAppendResult]:
     """Store a prepared batch; one result per event, in order. Each (source, source_id) is
     stored once: repeats answer the stored id, created=False."""
-    # One INSERT: all or nothing by itself. The repeats are read after it; in autocommit the
-    # batch is committed by then, which is fine: a retry answers created=False.
+    # One COPY or one INSERT: all or nothing by itself. The repeats are read after it; in
+    # autocommit the batch is committed by then, which is fine: a retry answers created=False.
+    if batch.copy_data and _copied(batch):
+        return _results(batch.rows, batch.ids, set(batch.ids))
     inserted = _insert(batch) if batch.ids else {}
     missing = [source_id for source_id in batch.ids if source_id not in inserted]
     stored = {**inserted, **(_existing(batch.source, missing) if missing else {})}
