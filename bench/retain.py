@@ -37,7 +37,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench.machine import machine_describe  # noqa: E402
 
-BENCH_DB = "cortex_bench_retain"
+# Another name lets two runs share the embedded server (the template keeps its own name).
+BENCH_DB = os.environ.get("CORTEX_BENCH_RETAIN_DB", "cortex_bench_retain")
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 FIRST = ["Anya", "Bruno", "Chloe", "Dmitri", "Emma", "Farid", "Greta", "Hugo", "Ines", "Jonas",
          "Kenji", "Lea", "Marco", "Nadia", "Omar", "Paula", "Quentin", "Rosa", "Sven", "Tara"]
@@ -353,6 +354,9 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the bench database")
     parser.add_argument("--statements", type=int, default=0,
                         help="print the N statement shapes that took the most time")
+    parser.add_argument("--digest", action="store_true",
+                        help="print the graph's digest after the run (two versions of the job "
+                             "on the same template must print the same)")
     parser.add_argument("--reuse", action="store_true",
                         help="keep the warm graph and its pending observations as a template "
                              "database and start from it when it exists (profiling runs)")
@@ -360,7 +364,7 @@ def main() -> None:
     print(machine_describe(), flush=True)
     print(f"load average at start: {_load()}", flush=True)
     admin, database_url = _admin_url()
-    template = f"{BENCH_DB}_v2_{args.entities}_{args.observations}_{args.seed}"
+    template = f"cortex_bench_retain_v2_{args.entities}_{args.observations}_{args.seed}"
     reused = args.reuse and _clone(admin, template)
     if not reused:
         _recreate(admin)
@@ -392,17 +396,24 @@ def main() -> None:
         profiler.dump_stats(args.profile)
     else:
         result = _retain()
+    n = max(result["observations"], 1)
     print(f"retain: {result['observations']:,} observations in {result['seconds']:.2f} s = "
           f"{result['rate']:,.0f} observations/s (one process, embedder excluded); "
           f"{result['created']:,} entities created, {result['conflicts']:,} conflicts; "
           f"routes {result['routes']}; statuses {result['statuses']}; "
-          f"{result['statements']:,} SQL statements; CPU: this process {result['cpu']:.1f} s, "
-          f"its PostgreSQL backend {result['backend']:.1f} s "
+          f"{result['statements']:,} SQL statements; CPU: this process {result['cpu']:.2f} s "
+          f"({result['cpu'] / n * 1e6:,.0f} µs an observation), "
+          f"its PostgreSQL backend {result['backend']:.2f} s "
+          f"({result['backend'] / n * 1e6:,.0f} µs) "
           f"({result['observations'] / max(result['cpu'] + result['backend'], 1e-9):,.0f} "
           f"observations per CPU second of both: the figure to compare under load); "
           f"load average {_load()}", flush=True)
     if args.statements:
         _statements_print(args.statements)
+    if args.digest:
+        from memory.selectors.graph import graph_digest
+
+        print(f"graph digest: {graph_digest()}", flush=True)
     cost = _embedder(args.embed) if args.embed else None
     if cost is not None:
         _embedder_print(cost)

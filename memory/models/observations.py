@@ -91,3 +91,16 @@ class Observation(models.Model):
             "thread": self.correlation_thread,
             "parent": self.correlation_parent,
         }
+
+
+class RetainAttempt(models.Model):
+    """A chunk of observations the Retain Job is trying: written (and committed) before the
+    try, deleted in the chunk's own transaction. One still here under the retain lock is a
+    chunk whose worker died: its observations count that attempt then (memory.services.retain).
+    One row a chunk instead of an UPDATE of each observation's row before every try."""
+
+    observation_ids = ArrayField(models.CharField(max_length=ULID_CHARS))
+    started_at = models.DateTimeField(default=clock.now)
+
+    def __str__(self) -> str:
+        return f"retain attempt on {len(self.observation_ids)} observations"

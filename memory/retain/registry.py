@@ -45,6 +45,10 @@ class Registration:
 
 
 _registry: dict[tuple[str, str], Registration] = {}
+# (category, namespace) -> the registration chosen for it; emptied by every change of the
+# registry (a chunk asks for each of its observations, over a handful of pairs).
+_chosen: dict[tuple[str, str], Registration | None] = {}
+_CHOSEN_KEPT = 10_000
 
 
 def handler_register(category: str, pattern: str = "") -> Callable[[Handler], Handler]:
@@ -53,6 +57,7 @@ def handler_register(category: str, pattern: str = "") -> Callable[[Handler], Ha
 
     def decorate(handler: Handler) -> Handler:
         _registry[(category, pattern)] = Registration(category, pattern, handler)
+        _chosen.clear()
         return handler
 
     return decorate
@@ -60,11 +65,18 @@ def handler_register(category: str, pattern: str = "") -> Callable[[Handler], Ha
 
 def handler_unregister(category: str, pattern: str = "") -> None:
     _registry.pop((category, pattern), None)
+    _chosen.clear()
 
 
 def handler_for(*, category: str, namespace: str) -> Registration | None:
+    if (category, namespace) in _chosen:
+        return _chosen[(category, namespace)]
     candidates = [r for r in _registry.values() if r.matches(category, namespace)]
-    return max(candidates, key=lambda r: (r.specificity, r.pattern), default=None)
+    chosen = max(candidates, key=lambda r: (r.specificity, r.pattern), default=None)
+    if len(_chosen) >= _CHOSEN_KEPT:
+        _chosen.clear()
+    _chosen[(category, namespace)] = chosen
+    return chosen
 
 
 def handler_registrations() -> list[Registration]:

@@ -65,6 +65,8 @@ ENGLISH_LEMMAS = {
 
 
 def strip_accents(text: str) -> str:
+    if text.isascii():  # unchanged by NFKD, no combining marks
+        return text
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 

@@ -10,15 +10,20 @@ wall clock.
 
 Reliability: PostgreSQL is the truth. Each chunk's effects commit with the observations'
 status change; an observation retained twice changes nothing (it is no longer pending).
-Attempts are counted before each chunk is tried: after a crash or an error the chunk's
+Attempts are counted for each chunk tried: a `RetainAttempt` row naming its observations
+is committed before the try and deleted by the chunk's transaction, which counts the
+attempt on the rows it writes anyway; one left behind (the worker died) counts the attempt
+at the next run, and an error counts it at once. After a crash or an error the chunk's
 observations are retried one by one, and one that reaches `max_attempts` is marked failed
 with its error. The sweeper re-queues pending observations whose task was lost.
 """
 
 from __future__ import annotations
 
+import gc
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -28,11 +33,12 @@ from django.db.models import F
 from memory import clock
 from memory.config import DecayConfig, config_get
 from memory.models import Observation, ObservationStatus
+from memory.models.observations import RetainAttempt
 from memory.queueing import task_enqueue
 from memory.retain.horizon import order_key_sql, retain_horizon
 from memory.services.embeddings import embedding_passes_run
 from memory.services.locks import LOCK_TIMEOUT_SECONDS, retain_lock
-from memory.services.retain_chunk import VIEW_FIELDS, ChunkReport, chunk_retain
+from memory.services.retain_chunk import ChunkReport, chunk_retain, chunk_views_lock
 
 logger = logging.getLogger(__name__)
 
@@ -66,28 +72,37 @@ def retain_order_assign() -> int:
         return int(cursor.rowcount)
 
 
-def _pending(*, upto: str | None, horizon: str | None, limit: int) -> list[Observation]:
+@dataclass(frozen=True)
+class Pending:
+    """What the loop reads of a pending observation (rows, not models: a thousand a chunk)."""
+
+    pk: str
+    attempts: int
+    error: str
+
+
+def _pending(*, upto: str | None, horizon: str | None, limit: int) -> list[Pending]:
     queryset = Observation.objects.filter(status=ObservationStatus.PENDING).exclude(order_key="")
     if upto is not None:
         queryset = queryset.filter(order_key__lte=upto)
     if horizon is not None:
         queryset = queryset.filter(order_key__lt=horizon)
-    return list(queryset.order_by("order_key").only("id", "attempts", "error", "order_key")
-                [:limit])
+    rows = queryset.order_by("order_key").values_list("id", "attempts", "error")[:limit]
+    return [Pending(*row) for row in rows]
 
 
-def _give_up(observation: Observation) -> None:
+def _give_up(observation: Pending) -> None:
     error = GAVE_UP.format(n=observation.attempts, error=observation.error or WORKER_LOST)
     Observation.objects.filter(pk=observation.pk, status=ObservationStatus.PENDING).update(
         status=ObservationStatus.FAILED, error=error[:4000])
 
 
-def _next_chunk(batch: Sequence[Observation], size: int) -> list[Observation]:
+def _next_chunk(batch: Sequence[Pending], size: int) -> list[Pending]:
     """A chunk of never-tried observations; one tried before (its chunk crashed or failed)
     is retried alone, so that a poison observation is found and only it fails."""
     if batch[0].attempts:
         return [batch[0]]
-    chunk: list[Observation] = []
+    chunk: list[Pending] = []
     for observation in batch[:size]:
         if observation.attempts:
             break
@@ -95,22 +110,52 @@ def _next_chunk(batch: Sequence[Observation], size: int) -> list[Observation]:
     return chunk
 
 
-def _try_chunk(chunk: Sequence[Observation], config: DecayConfig) -> ChunkReport | None:
-    ids = [o.pk for o in chunk]
-    Observation.objects.filter(pk__in=ids).update(attempts=F("attempts") + 1)
+def attempts_settle() -> int:
+    """Count the attempt of the chunks a worker left behind (it died trying them); the
+    caller holds the retain lock, so no chunk named here is still being tried."""
+    left = list(RetainAttempt.objects.values_list("pk", "observation_ids"))
+    if not left:
+        return 0
+    with transaction.atomic():
+        Observation.objects.filter(pk__in=[i for _, ids in left for i in ids]).update(
+            attempts=F("attempts") + 1)
+        RetainAttempt.objects.filter(pk__in=[pk for pk, _ in left]).delete()
+    return len(left)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No automatic cyclic garbage collection while a chunk runs: it allocates some hundred
+    thousand objects, almost all freed by reference counting with the chunk, and the
+    collector's passes over them (and over every object of the process) took a fifth of
+    the job's Python time. What a chunk leaves in cycles is collected after it."""
+    enabled = gc.isenabled()
+    gc.disable()
     try:
-        with transaction.atomic():
-            rows = list(Observation.objects.select_for_update()
-                        .filter(pk__in=ids, status=ObservationStatus.PENDING)
-                        .order_by("order_key").only(*VIEW_FIELDS))
-            return chunk_retain(rows, config=config)
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _try_chunk(chunk: Sequence[Pending], config: DecayConfig) -> ChunkReport | None:
+    ids = [o.pk for o in chunk]
+    attempt = RetainAttempt.objects.create(observation_ids=ids)
+    try:
+        with transaction.atomic(), _collector_paused():
+            report = chunk_retain(chunk_views_lock(ids), config=config, attempted=True)
+            RetainAttempt.objects.filter(pk=attempt.pk).delete()
+            return report
     except (OperationalError, InterfaceError):
         raise  # the database is away: retry the task, do not blame the observations
     except DatabaseError as exc:
         logger.exception("retain: a chunk of %d observations failed", len(ids))
         error = f"{type(exc).__name__}: {exc}"[:4000]
-        Observation.objects.filter(pk__in=ids, status=ObservationStatus.PENDING).update(
-            error=error)
+        with transaction.atomic():
+            Observation.objects.filter(pk__in=ids).update(attempts=F("attempts") + 1)
+            Observation.objects.filter(pk__in=ids, status=ObservationStatus.PENDING).update(
+                error=error)
+            RetainAttempt.objects.filter(pk=attempt.pk).delete()
         return None
 
 
@@ -121,6 +166,7 @@ def retain_run(*, upto: str | None = None, limit: int | None = None,
     config = config or config_get()
     limit = limit if limit is not None else config.retain.batch_size
     report = RetainReport()
+    attempts_settle()
     retain_order_assign()
     horizon = retain_horizon()
     while report.processed < limit:

@@ -4,9 +4,13 @@ The caller holds the retain lock and the transaction."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
 
 from memory.config import DecayConfig
 from memory.models import Observation, ObservationStatus
@@ -15,6 +19,7 @@ from memory.retain.registry import handler_for
 from memory.retain.text import content_lemmas, normalize
 from memory.services.retain_flush import chunk_flush
 from memory.services.retain_graph import GraphCache
+from memory.services.retain_sql import sql_rows
 from memory.services.retain_steps import ObservationStep, Replay
 from memory.services.retain_writes import ChunkWrites, Outcome
 from memory.services.taxonomy import NamespaceUnknown
@@ -39,6 +44,36 @@ class ChunkReport:
 # The columns a view reads (the rest of an Observation is not loaded by the job).
 VIEW_FIELDS = ("id", "dedup_key", "source", "timestamp", "category", "target_namespace", "topic",
                "actors", "sentiment", "sentiment_score", "payload_typed", "event_ids")
+
+
+_LOCK_VIEWS = ("SELECT " + ", ".join(f'"{f}"' for f in VIEW_FIELDS) + " FROM memory_observation "
+               "WHERE id = ANY(%b::varchar[]) AND status = 'pending' ORDER BY order_key "
+               "FOR UPDATE")
+
+
+def _json(text: str | None) -> Any:
+    if text is None:
+        return None
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:  # what orjson refuses and json reads (integers > 64 bits)
+        return json.loads(text)
+
+
+def chunk_views_lock(ids: Sequence[str]) -> list[ObservationView]:
+    """The views of these observations that are still pending, locked, in canonical order
+    (read as rows, not models: the job reads nothing else of them)."""
+    views = []
+    for (pk, dedup_key, source, timestamp, category, namespace, topic, actors, sentiment,
+         score, payload, event_ids) in sql_rows(_LOCK_VIEWS, [list(ids)]):
+        payload = _json(payload)
+        views.append(ObservationView(
+            id=pk, dedup_key=dedup_key, source=source, timestamp=timestamp, category=category,
+            target_namespace=namespace, topic=topic, actors=tuple(_json(actors) or ()),
+            sentiment=sentiment, sentiment_score=score,
+            payload=payload if isinstance(payload, dict) else {},
+            event_ids=tuple(event_ids or ())))
+    return views
 
 
 def view_of(observation: Observation) -> ObservationView:
@@ -89,15 +124,17 @@ def _prefetch(cache: GraphCache, plans: Sequence[tuple[ObservationView, Extracti
 
 
 def chunk_retain(
-    observations: Sequence[Observation], *, config: DecayConfig, replay: Replay | None = None,
+    observations: Sequence[Observation | ObservationView], *, config: DecayConfig,
+    replay: Replay | None = None,
+    attempted: bool = False,
 ) -> ChunkReport:
     """Retain these observations, in this order, and write the outcome (the caller's
-    transaction makes it all-or-nothing)."""
-    cache, writes = GraphCache(), ChunkWrites()
+    transaction makes it all-or-nothing); `attempted`: the outcome counts an attempt."""
+    cache, writes = GraphCache(), ChunkWrites(attempted=attempted)
     plans: list[tuple[ObservationView, Extraction]] = []
     specific: dict[str, bool] = {}
     for observation in observations:
-        view = view_of(observation)
+        view = observation if isinstance(observation, ObservationView) else view_of(observation)
         found = _extract(view)
         if isinstance(found, Outcome):
             writes.outcomes.append(found)

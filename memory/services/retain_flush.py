@@ -11,27 +11,20 @@ from collections.abc import Sequence
 from typing import Any
 
 import orjson
-from django.db import connection
+from django.utils import timezone
 
 from memory import clock
 from memory.config import DecayConfig
 from memory.decay.formulas import EntityState, entity_strength, strength_after
-from memory.models import (
-    Conflict,
-    Entity,
-    EntityEmbedding,
-    Fact,
-    ReviewItem,
-)
+from memory.models import Conflict, ReviewItem
 from memory.services.memories_consolidate import memories_write
 from memory.services.retain_graph import FactRow, GraphCache, Node
+from memory.services.retain_sql import float_text, json_param, json_rows, sql_rows
 from memory.services.retain_writes import ChunkWrites
 
 
-def _execute(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall() if cursor.description else []
+def _execute(sql: str, params: Sequence[Any], *, binary: bool = False) -> list[tuple[Any, ...]]:
+    return sql_rows(sql, params, binary=binary)
 
 
 def _id(node: Node) -> int:
@@ -39,31 +32,48 @@ def _id(node: Node) -> int:
     return node.id
 
 
-def _new_entity(node: Node, config: DecayConfig) -> Entity:
+_ENTITY_INSERT = (
+    "INSERT INTO memory_entity (namespace_id, slug, key, display_name, aliases, memory_type, "
+    "referent, base, half_life_days, valence, pos, neg, retrieval_count, last_reinforced_at, "
+    "pinned, route, status, strength, strength_evaluated_at, created_at, updated_at) "
+    "SELECT v.ns, v.slug, v.key, v.name, "
+    "ARRAY(SELECT jsonb_array_elements_text(v.aliases))::varchar[], v.mt, v.referent, v.base, "
+    "v.half, v.valence, 0, 0, v.count, v.last, v.pinned, v.route, v.status, v.strength, "
+    "v.last, v.created, %s FROM "
+    + json_rows("ns bigint", "slug varchar", "key varchar", "name varchar", "aliases jsonb",
+                "mt varchar", "referent varchar", "base float8", "half float8",
+                "valence varchar", "count int", "last timestamptz", "pinned bool",
+                "route varchar", "status varchar", "strength float8", "created timestamptz")
+    + " AS v RETURNING id")
+
+_EMBEDDING_INSERT = (
+    "INSERT INTO memory_entityembedding (entity_id, namespace_id, model, text, dedup) "
+    "SELECT v.id, v.ns, '', v.text, v.dedup FROM "
+    + json_rows("id bigint", "ns bigint", "text varchar", "dedup varchar") + " AS v")
+
+
+def _new_entity(node: Node, config: DecayConfig) -> tuple[Any, ...]:
+    """An entity's row, as `_ENTITY_INSERT` reads it (what `Entity(...)` would store)."""
     namespace = node.namespace
     state = EntityState(base=node.base, half_life_days=node.half_life_days, valence=node.valence,
                         retrieval_count=node.retrieval_count, route=node.route, pinned=node.pinned)
-    return Entity(
-        namespace=namespace, slug=node.key.rpartition(":")[2], key=node.key,
-        display_name=node.display_name, aliases=[*node.aliases, *node.aliases_added],
-        memory_type=namespace.memory_type, referent=namespace.referent, base=node.base,
-        half_life_days=node.half_life_days, valence=node.valence,
-        retrieval_count=node.retrieval_count, last_reinforced_at=node.last_reinforced_at,
-        pinned=node.pinned, route=node.route, status=node.status, created_at=node.created_at,
-        strength=strength_after(state, dt_days=0.0, config=config),
-        strength_evaluated_at=node.last_reinforced_at,
-    )
+    return (namespace.pk, node.key.rpartition(":")[2], node.key, node.display_name,
+            [*node.aliases, *node.aliases_added], namespace.memory_type, namespace.referent,
+            node.base, node.half_life_days, node.valence, node.retrieval_count,
+            node.last_reinforced_at, node.pinned, node.route, node.status,
+            float_text(strength_after(state, dt_days=0.0, config=config)), node.created_at)
 
 
 def _entities(cache: GraphCache, writes: ChunkWrites, config: DecayConfig) -> None:
     nodes = [cache.nodes[key] for key in writes.created]
-    made = Entity.objects.bulk_create([_new_entity(node, config) for node in nodes])
-    for node, entity in zip(nodes, made, strict=True):
-        node.id = entity.pk
-        cache.by_id[entity.pk] = node
-    EntityEmbedding.objects.bulk_create([
-        EntityEmbedding(entity_id=_id(node), namespace=node.namespace,
-                        text=node.display_name, dedup=node.dedup) for node in nodes])
+    if nodes:
+        made = _execute(_ENTITY_INSERT, [timezone.now(),
+                                         json_param(_new_entity(n, config) for n in nodes)])
+        for node, (pk,) in zip(nodes, made, strict=True):
+            node.id = pk
+            cache.by_id[pk] = node
+        _execute(_EMBEDDING_INSERT, [json_param(
+            (_id(n), n.namespace.pk, n.display_name, n.dedup) for n in nodes)])
     renamed = [{"id": n.id, "names": n.aliases_added} for n in cache.nodes.values()
                if n.aliases_added and not n.new]
     if renamed:
@@ -77,36 +87,45 @@ def _entities(cache: GraphCache, writes: ChunkWrites, config: DecayConfig) -> No
                 for (ns, name), key in cache.new_aliases.items()]
         _execute(
             "INSERT INTO memory_entityalias (namespace_id, normalized, entity_id) "
-            "SELECT * FROM unnest(%s::bigint[], %s::varchar[], %s::bigint[]) "
+            "SELECT * FROM " + json_rows("ns bigint", "name varchar", "id bigint") + " AS v "
             "ON CONFLICT (namespace_id, normalized) DO NOTHING",
-            [[r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]])
+            [json_param(rows)])
 
 
 def _reinforcements(cache: GraphCache, config: DecayConfig) -> None:
-    """Recalls by increment; the strength they produce is then computed from the values the
-    rows hold now (locked by this transaction) and stored with them."""
-    nodes = [n for n in cache.nodes.values() if n.reinforcements and not n.new]
+    """Recalls by increment, on the values the rows hold now: they are read and locked
+    first (a recall or a feedback another writer committed since the chunk's read is kept),
+    then each row is written once with its strength (one new row version, not two)."""
+    nodes = sorted((n for n in cache.nodes.values() if n.reinforcements and not n.new),
+                   key=lambda n: _id(n))
     if not nodes:
         return
     rows = _execute(
-        "UPDATE memory_entity AS e SET retrieval_count = e.retrieval_count + v.k, "
-        "last_reinforced_at = GREATEST(e.last_reinforced_at, v.t) "
-        "FROM unnest(%s::bigint[], %s::int[], %s::timestamptz[]) AS v(id, k, t) "
-        "WHERE e.id = v.id AND e.status = 'active' "
-        "RETURNING e.id, e.base, e.half_life_days, e.valence, e.pos, e.neg, "
-        "e.retrieval_count, e.route, e.pinned, e.last_reinforced_at",
-        [[n.id for n in nodes], [n.reinforcements for n in nodes],
-         [n.reinforced_at for n in nodes]])
+        "SELECT id, base, half_life_days, valence, pos, neg, retrieval_count, route, pinned, "
+        "last_reinforced_at FROM memory_entity WHERE id = ANY(%b::bigint[]) "
+        "AND status = 'active' ORDER BY id FOR UPDATE",
+        [[n.id for n in nodes]], binary=True)
+    if not rows:
+        return
+    by_id = {n.id: n for n in nodes}
     latest = max(n.reinforced_at for n in nodes if n.reinforced_at)
-    strengths = [
-        entity_strength(EntityState(base=base, half_life_days=half, valence=valence, pos=pos,
-                                    neg=neg, retrieval_count=count, route=route, pinned=pinned),
-                        last_reinforced_at=last, now=latest, config=config)
-        for _, base, half, valence, pos, neg, count, route, pinned, last in rows]
+    values = []
+    for pk, base, half, valence, pos, neg, count, route, pinned, last in rows:
+        node = by_id[pk]
+        assert node.reinforced_at is not None
+        count += node.reinforcements
+        last = max(last, node.reinforced_at)
+        state = EntityState(base=base, half_life_days=half, valence=valence, pos=pos, neg=neg,
+                            retrieval_count=count, route=route, pinned=pinned)
+        strength = entity_strength(state, last_reinforced_at=last, now=latest, config=config)
+        values.append((pk, node.reinforcements, node.reinforced_at, float_text(strength)))
     _execute(
-        "UPDATE memory_entity AS e SET strength = v.s, strength_evaluated_at = %s "
-        "FROM unnest(%s::bigint[], %s::float8[]) AS v(id, s) WHERE e.id = v.id",
-        [latest, [row[0] for row in rows], strengths])
+        "UPDATE memory_entity AS e SET retrieval_count = e.retrieval_count + v.k, "
+        "last_reinforced_at = GREATEST(e.last_reinforced_at, v.t), "
+        "strength = v.s, strength_evaluated_at = %s FROM "
+        + json_rows("id bigint", "k int", "t timestamptz", "s float8") + " AS v "
+        "WHERE e.id = v.id",
+        [latest, json_param(values)])
 
 
 def _mentions(cache: GraphCache, writes: ChunkWrites) -> None:
@@ -116,10 +135,11 @@ def _mentions(cache: GraphCache, writes: ChunkWrites) -> None:
             for (k, obs, role), flags in writes.mentions.items()]
     _execute(
         "INSERT INTO memory_entitymention (entity_id, observation_id, role, reinforced, at) "
-        "SELECT * FROM unnest(%s::bigint[], %s::varchar[], %s::varchar[], %s::bool[], "
-        "%s::timestamptz[]) ON CONFLICT (entity_id, observation_id, role) DO UPDATE SET "
+        "SELECT * FROM " + json_rows("e bigint", "o varchar", "r varchar", "b bool",
+                                     "t timestamptz") + " AS v "
+        "ON CONFLICT (entity_id, observation_id, role) DO UPDATE SET "
         "reinforced = memory_entitymention.reinforced OR EXCLUDED.reinforced",
-        [list(column) for column in zip(*rows, strict=True)])
+        [json_param(rows)])
 
 
 def _relations(cache: GraphCache, writes: ChunkWrites, config: DecayConfig) -> None:
@@ -129,18 +149,15 @@ def _relations(cache: GraphCache, writes: ChunkWrites, config: DecayConfig) -> N
     found = _execute(
         "INSERT INTO memory_relation AS r (source_id, target_id, relation_type, relation_class,"
         " last_reinforced_at, evidence_count, created_at) "
-        "SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::varchar[], %s::varchar[], "
-        "%s::timestamptz[], %s::int[], %s::timestamptz[]) "
-        "ON CONFLICT (source_id, target_id, relation_type) DO UPDATE SET "
+        "SELECT * FROM " + json_rows("s bigint", "t bigint", "rt varchar", "rc varchar",
+                                     "last timestamptz", "k int", "first timestamptz")
+        + " AS v ON CONFLICT (source_id, target_id, relation_type) DO UPDATE SET "
         "evidence_count = r.evidence_count + EXCLUDED.evidence_count, "
         "last_reinforced_at = GREATEST(r.last_reinforced_at, EXCLUDED.last_reinforced_at), "
         "created_at = LEAST(r.created_at, EXCLUDED.created_at) "
         "RETURNING r.id, r.source_id, r.target_id, r.relation_type, (r.xmax = 0)",
-        [[cache.nodes[s].id for (s, _, _), _ in edges],
-         [cache.nodes[t].id for (_, t, _), _ in edges],
-         [rt for (_, _, rt), _ in edges],
-         [config.graph.class_of(rt) for (_, _, rt), _ in edges],
-         [e.last for _, e in edges], [e.count for _, e in edges], [e.first for _, e in edges]])
+        [json_param((cache.nodes[s].id, cache.nodes[t].id, rt, config.graph.class_of(rt),
+                     e.last, e.count, e.first) for (s, t, rt), e in edges)])
     ids = {(s, t, rt): (pk, inserted) for pk, s, t, rt, inserted in found}
     evidence: list[tuple[int, str]] = []
     for (s, t, rt), edge in edges:
@@ -152,8 +169,8 @@ def _relations(cache: GraphCache, writes: ChunkWrites, config: DecayConfig) -> N
                     writes.regenerate(key, "relations", at=edge.first)
     _execute(
         "INSERT INTO memory_relationevidence (relation_id, observation_id) "
-        "SELECT * FROM unnest(%s::bigint[], %s::varchar[]) ON CONFLICT DO NOTHING",
-        [[r for r, _ in evidence], [o for _, o in evidence]])
+        "SELECT * FROM " + json_rows("r bigint", "o varchar") + " AS v ON CONFLICT DO NOTHING",
+        [json_param(evidence)])
 
 
 def _fact_id(fact: FactRow) -> int:
@@ -161,16 +178,29 @@ def _fact_id(fact: FactRow) -> int:
     return fact.id
 
 
+_FACT_INSERT = (
+    "INSERT INTO memory_fact (entity_id, claim, lemma_key, lemmas, polarity, scope, language, "
+    "status, evidence_count, first_seen_at, last_seen_at, observation_id, event_ids, "
+    "created_at) "
+    "SELECT v.entity, v.claim, v.lemma_key, "
+    "ARRAY(SELECT jsonb_array_elements_text(v.lemmas))::varchar[], v.polarity, v.scope, "
+    "v.language, v.status, v.k, v.first, v.last, v.observation, "
+    "ARRAY(SELECT jsonb_array_elements_text(v.events))::varchar[], %s FROM "
+    + json_rows("entity bigint", "claim varchar", "lemma_key varchar", "lemmas jsonb",
+                "polarity smallint", "scope varchar", "language varchar", "status varchar",
+                "k int", "first timestamptz", "last timestamptz", "observation varchar",
+                "events jsonb")
+    + " AS v RETURNING id")
+
+
 def _facts(cache: GraphCache, writes: ChunkWrites) -> None:
-    made = Fact.objects.bulk_create([
-        Fact(entity_id=_id(cache.nodes[f.entity_key]), claim=f.claim, lemma_key=f.lemma_key,
-             lemmas=sorted(f.lemmas), polarity=f.polarity, scope=f.scope, language=f.language,
-             status=f.status, evidence_count=1 + f.evidence_added,
-             first_seen_at=f.first_seen_at, last_seen_at=f.last_seen_at,
-             observation_id=f.observation_id, event_ids=list(f.event_ids))
-        for f in writes.new_facts])
-    for row, fact in zip(writes.new_facts, made, strict=True):
-        row.id = fact.pk
+    if writes.new_facts:
+        made = _execute(_FACT_INSERT, [clock.now(), json_param(
+            (_id(cache.nodes[f.entity_key]), f.claim, f.lemma_key, sorted(f.lemmas), f.polarity,
+             f.scope, f.language, f.status, 1 + f.evidence_added, f.first_seen_at,
+             f.last_seen_at, f.observation_id, list(f.event_ids)) for f in writes.new_facts)])
+        for row, (pk,) in zip(writes.new_facts, made, strict=True):
+            row.id = pk
     touched = list(writes.touched_facts.values())
     if touched:
         _execute(
@@ -178,19 +208,17 @@ def _facts(cache: GraphCache, writes: ChunkWrites) -> None:
             "first_seen_at = LEAST(f.first_seen_at, v.first), "
             "last_seen_at = GREATEST(f.last_seen_at, v.last), "
             "status = CASE WHEN v.changed THEN v.status ELSE f.status END, scope = v.scope "
-            "FROM unnest(%s::bigint[], %s::int[], %s::timestamptz[], %s::timestamptz[], "
-            "%s::bool[], %s::varchar[], %s::varchar[]) "
-            "AS v(id, k, first, last, changed, status, scope) "
-            "WHERE f.id = v.id",
-            [[f.id for f in touched], [f.evidence_added for f in touched],
-             [f.first_seen_at for f in touched], [f.last_seen_at for f in touched],
-             [f.status_changed for f in touched], [f.status for f in touched],
-             [f.scope for f in touched]])
+            "FROM " + json_rows("id bigint", "k int", "first timestamptz", "last timestamptz",
+                                "changed bool", "status varchar", "scope varchar")
+            + " AS v WHERE f.id = v.id",
+            [json_param((f.id, f.evidence_added, f.first_seen_at, f.last_seen_at,
+                         f.status_changed, f.status, f.scope) for f in touched)])
     if writes.fact_evidence:
         _execute(
             "INSERT INTO memory_factevidence (fact_id, observation_id) "
-            "SELECT * FROM unnest(%s::bigint[], %s::varchar[]) ON CONFLICT DO NOTHING",
-            [[f.id for f, _ in writes.fact_evidence], [o for _, o in writes.fact_evidence]])
+            "SELECT * FROM " + json_rows("f bigint", "o varchar") + " AS v "
+            "ON CONFLICT DO NOTHING",
+            [json_param((f.id, o) for f, o in writes.fact_evidence)])
     Conflict.objects.bulk_create([
         Conflict(entity_id=_id(cache.nodes[c.entity_key]), existing_id=_fact_id(c.existing),
                  new_id=_fact_id(c.new), jaccard=c.jaccard, observation_id=c.observation_id,
@@ -203,27 +231,29 @@ def _bookkeeping(cache: GraphCache) -> None:
         terms = sorted(cache.new_vocabulary)
         _execute(
             "INSERT INTO memory_vocabularyterm (namespace, lemma) "
-            "SELECT * FROM unnest(%s::varchar[], %s::varchar[]) ON CONFLICT DO NOTHING",
-            [[ns for ns, _ in terms], [lemma[:100] for _, lemma in terms]])
+            "SELECT * FROM " + json_rows("ns varchar", "lemma varchar") + " AS v "
+            "ON CONFLICT DO NOTHING",
+            [json_param((ns, lemma[:100]) for ns, lemma in terms)])
     if cache.pair_increments:
         pairs = sorted(cache.pair_increments.items())
         _execute(
             "INSERT INTO memory_pairfamiliarity AS p (category, namespace, retained) "
-            "SELECT * FROM unnest(%s::varchar[], %s::varchar[], %s::int[]) "
+            "SELECT * FROM " + json_rows("c varchar", "n varchar", "k int") + " AS v "
             "ON CONFLICT (category, namespace) DO UPDATE SET "
             "retained = p.retained + EXCLUDED.retained",
-            [[c for (c, _), _ in pairs], [n for (_, n), _ in pairs], [k for _, k in pairs]])
+            [json_param((c, n, k) for (c, n), k in pairs)])
 
 
 def _observations(cache: GraphCache, writes: ChunkWrites) -> None:
     outcomes = writes.outcomes
     _execute(
         "UPDATE memory_observation AS o SET status = v.status, schema_fit = v.fit, "
-        "error = v.error, retained_at = %s "
-        "FROM unnest(%s::varchar[], %s::varchar[], %s::float8[], %s::text[]) "
-        "AS v(id, status, fit, error) WHERE o.id = v.id",
-        [clock.now(), [o.observation_id for o in outcomes], [o.status for o in outcomes],
-         [o.schema_fit for o in outcomes], [o.error for o in outcomes]])
+        "error = v.error, retained_at = %s, attempts = o.attempts + %s FROM "
+        + json_rows("id varchar", "status varchar", "fit float8", "error text")
+        + " AS v WHERE o.id = v.id",
+        [clock.now(), int(writes.attempted),
+         json_param((o.observation_id, o.status, float_text(o.schema_fit), o.error)
+                    for o in outcomes)])
     items = ReviewItem.objects.bulk_create([
         ReviewItem(observation_id=r.observation_id, schema_fit=r.schema_fit,
                    created_at=r.created_at) for r in writes.reviews])
@@ -243,15 +273,14 @@ def _regenerations(cache: GraphCache, writes: ChunkWrites) -> None:
     _execute(
         "INSERT INTO memory_regenerationrequest AS r (entity_id, reasons, strength, "
         "requested_at) "
-        "SELECT v.id, string_to_array(v.reasons, ','), v.strength, v.at "
-        "FROM unnest(%s::bigint[], %s::text[], %s::float8[], %s::timestamptz[]) "
-        "AS v(id, reasons, strength, at) "
+        "SELECT v.id, string_to_array(v.reasons, ','), v.strength, v.at FROM "
+        + json_rows("id bigint", "reasons text", "strength float8", "at timestamptz")
+        + " AS v "
         "ON CONFLICT (entity_id) WHERE consumed_at IS NULL DO UPDATE SET "
         "reasons = ARRAY(SELECT DISTINCT unnest(r.reasons || EXCLUDED.reasons) ORDER BY 1), "
         "strength = COALESCE(EXCLUDED.strength, r.strength), "
         "requested_at = GREATEST(r.requested_at, EXCLUDED.requested_at)",
-        [[r[0] for r in rows], [",".join(r[1]) for r in rows], [r[2] for r in rows],
-         [r[3] for r in rows]])
+        [json_param((r[0], ",".join(r[1]), float_text(r[2]), r[3]) for r in rows)])
 
 
 def chunk_flush(*, cache: GraphCache, writes: ChunkWrites, config: DecayConfig) -> None:

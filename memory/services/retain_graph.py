@@ -13,15 +13,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db import connection
+import orjson
 
-from memory.models import Entity, Fact, Namespace, PairFamiliarity
+from memory.models import Fact, Namespace, PairFamiliarity
 from memory.retain.text import normalize
+from memory.services.retain_sql import json_param, json_rows, sql_rows
 
 _ENTITY_FIELDS = ("id", "key", "namespace_id", "status", "route", "display_name", "aliases",
                   "base", "half_life_days", "valence", "pos", "neg", "retrieval_count",
                   "last_reinforced_at", "pinned", "merged_into_id", "memory_type", "referent",
                   "created_at")
+_ENTITY_SELECT = "SELECT " + ", ".join(_ENTITY_FIELDS) + " FROM memory_entity"
 
 
 @dataclass
@@ -122,17 +124,21 @@ class GraphCache:
         return added
 
     @staticmethod
-    def _rows(**lookup: Any) -> list[dict[str, Any]]:
-        return list(Entity.objects.filter(**lookup).values(*_ENTITY_FIELDS))
+    def _rows(column: str, values: Iterable[Any]) -> list[dict[str, Any]]:
+        cast = "bigint" if column == "id" else "varchar"
+        rows = sql_rows(f"{_ENTITY_SELECT} WHERE {column} = ANY(ARRAY("
+                        f"SELECT jsonb_array_elements_text(%s::jsonb)::{cast}))",
+                        [orjson.dumps(list(values)).decode()], binary=True)
+        return [dict(zip(_ENTITY_FIELDS, row, strict=True)) for row in rows]
 
     def load_entities(self, *, keys: Iterable[str] = (), ids: Iterable[int] = ()) -> None:
         keys = set(keys) - set(self.nodes) - self.missing_keys
         ids = set(ids) - set(self.by_id)
         if keys:
-            self._add_rows(self._rows(key__in=keys))
+            self._add_rows(self._rows("key", keys))
             self.missing_keys |= keys - set(self.nodes)
         if ids:
-            self._add_rows(self._rows(pk__in=ids))
+            self._add_rows(self._rows("id", ids))
         self._load_survivors()
 
     def _load_survivors(self) -> None:
@@ -141,7 +147,7 @@ class GraphCache:
                       if n.merged_into_id and n.merged_into_id not in self.by_id}
             if not wanted:
                 return
-            self._add_rows(self._rows(pk__in=wanted))
+            self._add_rows(self._rows("id", wanted))
 
     def load_aliases(self, pairs: Iterable[tuple[str, str]]) -> None:
         """(namespace path, normalized name) pairs -> the entities holding them."""
@@ -150,14 +156,11 @@ class GraphCache:
         if not wanted:
             return
         ns_ids = {self.namespaces[path].pk: path for path, _ in wanted}
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT a.namespace_id, a.normalized, a.entity_id FROM memory_entityalias a "
-                "JOIN unnest(%s::bigint[], %s::text[]) AS w(ns, name) "
-                "ON a.namespace_id = w.ns AND a.normalized = w.name",
-                [[self.namespaces[p].pk for p, _ in wanted], [n for _, n in wanted]],
-            )
-            found = cursor.fetchall()
+        found = sql_rows(
+            "SELECT a.namespace_id, a.normalized, a.entity_id FROM memory_entityalias a "
+            "JOIN " + json_rows("ns bigint", "name varchar") + " AS w "
+            "ON a.namespace_id = w.ns AND a.normalized = w.name",
+            [json_param((self.namespaces[p].pk, n) for p, n in wanted)])
         self.load_entities(ids={entity_id for _, _, entity_id in found})
         for ns_id, normalized, entity_id in found:
             self.aliases[(ns_ids[ns_id], normalized)] = self.by_id[entity_id].key
@@ -168,15 +171,12 @@ class GraphCache:
             return
         for ns, lemma in pairs:
             self.vocabulary_checked[ns].add(lemma)
-        with connection.cursor() as cursor:
-            cursor.execute(
+        for ns, lemma in sql_rows(
                 "SELECT v.namespace, v.lemma FROM memory_vocabularyterm v "
-                "JOIN unnest(%s::text[], %s::text[]) AS w(ns, lemma) "
+                "JOIN " + json_rows("ns varchar", "lemma varchar") + " AS w "
                 "ON v.namespace = w.ns AND v.lemma = w.lemma",
-                [[ns for ns, _ in pairs], [lemma for _, lemma in pairs]],
-            )
-            for ns, lemma in cursor.fetchall():
-                self.vocabulary[ns].add(lemma)
+                [json_param(pairs)]):
+            self.vocabulary[ns].add(lemma)
 
     def load_pairs(self, pairs: Iterable[tuple[str, str]]) -> None:
         wanted = set(pairs) - set(self.pairs)

@@ -10,8 +10,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
-from memory.config import DecayConfig
-from memory.decay.formulas import EntityState, days_between, strength_after
+from memory.config import DecayConfig, TaxonomySection
+from memory.decay.formulas import (
+    INFINITE,
+    EntityState,
+    StrengthShape,
+    days_between,
+    strength_shape,
+)
 from memory.models import EntityStatus, FactStatus, Namespace, Route
 from memory.models.embeddings import DedupState
 from memory.retain.extraction import (
@@ -63,17 +69,95 @@ def path_lemmas(namespace: str) -> frozenset[str]:
     return content_lemmas(namespace.replace(":", " ").replace("-", " ").replace("_", " "))
 
 
-# id(taxonomy) -> (the taxonomy, kept alive so that its id is not reused; path -> described)
-_DESCRIBED: dict[int, tuple[object, dict[str, bool]]] = {}
+class _Described:
+    """Which paths a taxonomy has a node for (`node_for(path) is not None`), without
+    scanning its nodes at each path: the literal patterns by their path, the others (with a
+    `*` segment) by their depth."""
+
+    KEPT = 50_000
+
+    def __init__(self, taxonomy: TaxonomySection) -> None:
+        self.taxonomy = taxonomy  # kept alive, so that its id is not reused
+        self.known: dict[str, bool] = {}
+        self.literal: set[str] = set()
+        self.wild: dict[int, list[tuple[str, ...]]] = {}
+        for pattern in taxonomy.resolved:
+            segments = tuple(pattern.split(":"))
+            if "*" in segments:
+                self.wild.setdefault(len(segments), []).append(segments)
+            else:
+                self.literal.add(pattern)
+
+    def __call__(self, path: str) -> bool:
+        known = self.known.get(path)
+        if known is None:
+            if len(self.known) >= self.KEPT:
+                self.known.clear()
+            known = self.known[path] = self._describes(path)
+        return known
+
+    def _describes(self, path: str) -> bool:
+        if path in self.literal:
+            return True
+        wild = self.wild.get(path.count(":") + 1)
+        if not wild:
+            return False
+        parts = path.split(":")
+        return any(all(p == "*" or p == s for p, s in zip(pattern, parts, strict=True))
+                   for pattern in wild)
+
+
+# id(taxonomy) -> what it describes (a config never changes; tests swap a few).
+_DESCRIBED: dict[int, _Described] = {}
+_CONFIGS_KEPT = 8
 
 
 def described(config: DecayConfig, path: str) -> bool:
-    """Whether the taxonomy has a node for `path` (memoized: a config never changes)."""
+    """Whether the taxonomy has a node for `path`."""
     taxonomy = config.taxonomy
-    _, known = _DESCRIBED.setdefault(id(taxonomy), (taxonomy, {}))
-    if path not in known:
-        known[path] = taxonomy.node_for(path) is not None
-    return known[path]
+    describer = _DESCRIBED.get(id(taxonomy))
+    if describer is None or describer.taxonomy is not taxonomy:
+        if len(_DESCRIBED) >= _CONFIGS_KEPT:
+            _DESCRIBED.clear()
+        describer = _DESCRIBED[id(taxonomy)] = _Described(taxonomy)
+    return describer(path)
+
+
+# The parameters of an unpinned entity's strength shape, in EntityState's order.
+ShapeKey = tuple[float, float, str, int, int, int, str]
+
+
+class _Shapes:
+    """Strength shapes by entity parameters, for one config (kept alive: its id is the key)."""
+
+    KEPT = 20_000
+
+    def __init__(self, config: DecayConfig) -> None:
+        self.config = config
+        self.shapes: dict[ShapeKey, StrengthShape] = {}
+
+    def __call__(self, key: ShapeKey) -> StrengthShape:
+        shape = self.shapes.get(key)
+        if shape is None:
+            if len(self.shapes) >= self.KEPT:
+                self.shapes.clear()
+            base, half, valence, pos, neg, count, route = key
+            state = EntityState(base=base, half_life_days=half, valence=valence, pos=pos,
+                                neg=neg, retrieval_count=count, route=route, pinned=False)
+            shape = self.shapes[key] = strength_shape(state, config=self.config)
+        return shape
+
+
+_SHAPES: dict[int, _Shapes] = {}
+
+
+def shape_of(key: ShapeKey, config: DecayConfig) -> StrengthShape:
+    shapes = _SHAPES.get(id(config))
+    if shapes is None or shapes.config is not config:
+        if len(_SHAPES) >= _CONFIGS_KEPT:
+            _SHAPES.clear()
+        shapes = _SHAPES[id(config)] = _Shapes(config)
+    return shapes(key)
 
 
 class ObservationStep:
@@ -238,12 +322,14 @@ class ObservationStep:
             self.writes.regenerate(node.key, "strength", at=at, strength=after)
 
     def _strength(self, node: Node, at: datetime) -> float:
-        state = EntityState(base=node.base, half_life_days=node.half_life_days,
-                            valence=node.valence, pos=node.pos, neg=node.neg,
-                            retrieval_count=node.retrieval_count, route=node.route,
-                            pinned=node.pinned)
+        """`strength_after` of the node at `at`, its shape shared by the nodes that have the
+        same parameters (the same arithmetic, done once)."""
+        if node.pinned:
+            return INFINITE
+        key = (node.base, node.half_life_days, node.valence, node.pos, node.neg,
+               node.retrieval_count, node.route)
         dt = days_between(since=node.last_reinforced_at, now=at)
-        return strength_after(state, dt_days=dt, config=self.config)
+        return shape_of(key, self.config).at(dt)
 
     def _relations(self, nodes: dict[str, Node]) -> None:
         for relation in self.extraction.relations:

@@ -72,6 +72,7 @@ class Regeneration:
 
 @dataclass
 class ChunkWrites:
+    attempted: bool = False  # the observations' outcome counts an attempt (memory.services.retain)
     created: list[str] = field(default_factory=list)
     mentions: dict[tuple[str, str, str], tuple[bool, datetime]] = field(default_factory=dict)
     edges: dict[tuple[str, str, str], Edge] = field(default_factory=lambda: defaultdict(Edge))
