@@ -318,17 +318,41 @@ def _part(name: str, statement: Statement, names: str, columns: str) -> Statemen
 # Alias rows kept per process, the least recently used gram's dropped first (a few MB).
 ROWS_KEPT = 50_000
 _near_lock = threading.Lock()
-_near: OrderedDict[tuple[float, str], tuple[tuple[int, str, float], ...]] = OrderedDict()
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """A gram's matches, and each column's elements in PostgreSQL's array text, ready."""
+
+    rows: tuple[tuple[int, str, float], ...]
+    columns: tuple[str, str, str]
+
+
+_near: OrderedDict[tuple[float, str], _Kept] = OrderedDict()
 _near_version = [-1]
 _near_rows = [0]
+
+
+def _array_items(values: Iterable[int | float | str]) -> str:
+    """The elements of PostgreSQL's text form of an array of these values."""
+    return ",".join('"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+                    if isinstance(value, str) else repr(value) for value in values)
 
 
 def _array_text(values: Iterable[int | float | str]) -> str:
     """PostgreSQL's text form of an array of these values (cast in the statement): one
     parameter for the driver to quote, not one per element (hundreds of kept rows)."""
-    return "{" + ",".join(
-        '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-        if isinstance(value, str) else repr(value) for value in values) + "}"
+    return "{" + _array_items(values) + "}"
+
+
+def _kept(rows: tuple[tuple[int, str, float], ...]) -> _Kept:
+    return _Kept(rows=rows, columns=(_array_items(r[0] for r in rows),
+                                     _array_items(r[1] for r in rows),
+                                     _array_items(r[2] for r in rows)))
+
+
+def _columns_text(kept: Iterable[_Kept], column: int) -> str:
+    return "{" + ",".join(k.columns[column] for k in kept if k.rows) + "}"
 
 
 def _near_sql(grams: list[str], threshold: float
@@ -341,7 +365,8 @@ def _near_sql(grams: list[str], threshold: float
         kept = {g: _near[(threshold, g)] for g in grams if (threshold, g) in _near}
         for gram in kept:
             _near.move_to_end((threshold, gram))
-    rows = [row for gram in grams if gram in kept for row in kept[gram]]
+    chosen = [kept[gram] for gram in grams if gram in kept]
+    rows = [row for k in chosen for row in k.rows]
     fresh = [gram for gram in grams if gram not in kept]
     return (
         """near AS MATERIALIZED (
@@ -354,8 +379,8 @@ def _near_sql(grams: list[str], threshold: float
                              THEN %s::text[] ELSE %s::text[] END) AS g(g)
             JOIN memory_entityalias a ON a.normalized %% g.g
             CROSS JOIN LATERAL (SELECT similarity(a.normalized, g.g) AS sim OFFSET 0) AS s)""",
-        [_array_text(r[0] for r in rows), _array_text(r[1] for r in rows),
-         _array_text(r[2] for r in rows), version, version, fresh, grams]), version, fresh, rows
+        [_columns_text(chosen, 0), _columns_text(chosen, 1), _columns_text(chosen, 2), version,
+         version, fresh, grams]), version, fresh, rows
 
 
 def _near_keep(*, threshold: float, version: int, read: list[str],
@@ -372,12 +397,12 @@ def _near_keep(*, threshold: float, version: int, read: list[str],
             if len(found) > ROWS_KEPT:
                 continue
             if (threshold, gram) in _near:  # an entry counts its rows, at least one
-                _near_rows[0] -= max(1, len(_near[(threshold, gram)]))
+                _near_rows[0] -= max(1, len(_near[(threshold, gram)].rows))
             _near_rows[0] += max(1, len(found))
-            _near[(threshold, gram)] = tuple(found)
+            _near[(threshold, gram)] = _kept(tuple(found))
             _near.move_to_end((threshold, gram))
         while _near_rows[0] > ROWS_KEPT:
-            _near_rows[0] -= max(1, len(_near.popitem(last=False)[1]))
+            _near_rows[0] -= max(1, len(_near.popitem(last=False)[1].rows))
 
 
 def _trigram_ranked_sql(scope: Scope, limit: int, least: Statement,
