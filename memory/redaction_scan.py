@@ -39,6 +39,19 @@ _BYTES_FIRST = ahocorasick_rs.BytesAhoCorasick(
 _BYTES_ALL = ahocorasick_rs.BytesAhoCorasick([word.encode() for word in WORDS])
 _TOKEN = WORDS.index("token")
 
+
+def _can_hide(word: str) -> bool:
+    """Whether another word (or itself again) can start inside `word`: a word a
+    leftmost-first scan reports hides the hits that start within it only then."""
+    return any(other.startswith(word[i:]) or word[i:].startswith(other)
+               for i in range(1, len(word)) for other in WORDS)
+
+
+# No word is a prefix of another, so a leftmost-first scan misses only hits inside the
+# words it reports; when none of them can hide one (`token`, `://`, `sk-`, ... cannot),
+# its hits are all of them.
+_HIDING = frozenset(index for index, word in enumerate(WORDS) if _can_hide(word))
+
 Hit = tuple[str, int]  # (trigger word, index in the text)
 
 
@@ -51,9 +64,9 @@ def hits(folded: str) -> list[Hit]:
     """Every trigger word in a folded text, overlapping ones included, in order."""
     if folded.isascii():
         data = folded.encode()
-        if not _bytes_have_trigger(data):  # the usual answer, found by the fast scan
-            return []
-        matches = _BYTES_ALL.find_matches_as_indexes(data, overlapping=True)
+        matches = _BYTES_FIRST.find_matches_as_indexes(data)  # the fast scan
+        if any(index in _HIDING for index, _start, _end in matches):
+            matches = _BYTES_ALL.find_matches_as_indexes(data, overlapping=True)
     else:
         matches = _TEXT_SCAN.find_matches_as_indexes(folded, overlapping=True)
     found = []
