@@ -31,7 +31,7 @@ from memory.recall.fusion import Candidate
 from memory.retain.text import normalize
 from memory.selectors.entities import entity_with_strength
 from memory.selectors.recall_terms import TextQuery
-from memory.selectors.relations import VISIBLE_NOW, WEIGHT_NOW, relation_with_weight
+from memory.selectors.relations import WEIGHT_NOW, relation_with_weight
 from memory.selectors.statements import statement_get
 
 
@@ -655,17 +655,23 @@ def _touching(ids: list[int]) -> RawSQL:
 
 def _edges_sql(*, ids: list[int], at: datetime, include_faded: bool, temporal: bool,
                config: DecayConfig, limit: int) -> Statement:
-    """edges_of's statement: (source, target, type, weight, relation id), heaviest first."""
+    """edges_of's statement: (source, target, type, weight, relation id), heaviest first;
+    each row's weight computed once (behind OFFSET 0), not in the filter and the order
+    again: a hub's second hop reads thousands of relations."""
 
-    def build(at: datetime, ids: list[int]) -> QuerySet[Any]:
+    def build(at: datetime, ids: list[int]) -> Statement:
         queryset = Relation.objects.filter(_touching(ids))
         if temporal:
             queryset = queryset.filter(created_at__lte=at)
-        rows = relation_with_weight(now=at, queryset=queryset, config=config)
-        if not include_faded:
-            rows = rows.filter(**{VISIBLE_NOW: True})
-        return rows.order_by(f"-{WEIGHT_NOW}", "id").values_list(
-            "source_id", "target_id", "relation_type", WEIGHT_NOW, "id")[:limit]
+        rows = relation_with_weight(now=at, queryset=queryset, config=config).order_by()
+        inner, params = rows.values_list(
+            "source_id", "target_id", "relation_type", WEIGHT_NOW, "id").query.sql_with_params()
+        visible = "" if include_faded else "WHERE r.weight_now >= %s"
+        return (f"""SELECT r.* FROM ({inner} OFFSET 0)
+                        AS r(source_id, target_id, relation_type, weight_now, id)
+                    {visible} ORDER BY r.weight_now DESC, r.id LIMIT %s""",
+                [*params, *([] if include_faded else [config.thresholds.relation_weight]),
+                 limit])
 
     return statement_get(key=("edges", include_faded, temporal, limit), owner=config,
                          build=build, at=at, ids=ids)
