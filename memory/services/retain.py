@@ -123,6 +123,20 @@ def attempts_settle() -> int:
     return len(left)
 
 
+def _attempt_begin(ids: list[str]) -> RetainAttempt:
+    """The row naming the chunk about to be tried, committed without waiting for the WAL to
+    reach the disk: only a crash of PostgreSQL itself could lose it, and that crash also
+    loses the chunk's uncommitted work (the chunk is then tried again as if for the first
+    time). A worker that dies loses nothing: the server has the row. Inside a caller's
+    transaction (which would commit the chunk's work with it) it is a plain insert."""
+    if connection.in_atomic_block:
+        return RetainAttempt.objects.create(observation_ids=ids)
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL synchronous_commit TO OFF")
+        return RetainAttempt.objects.create(observation_ids=ids)
+
+
 @contextmanager
 def _collector_paused() -> Iterator[None]:
     """No automatic cyclic garbage collection while a chunk runs: it allocates some hundred
@@ -140,7 +154,7 @@ def _collector_paused() -> Iterator[None]:
 
 def _try_chunk(chunk: Sequence[Pending], config: DecayConfig) -> ChunkReport | None:
     ids = [o.pk for o in chunk]
-    attempt = RetainAttempt.objects.create(observation_ids=ids)
+    attempt = _attempt_begin(ids)
     try:
         with transaction.atomic(), _collector_paused():
             report = chunk_retain(chunk_views_lock(ids), config=config, attempted=True)

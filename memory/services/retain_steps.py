@@ -7,12 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
-from datetime import datetime
 from functools import lru_cache
 
 from memory.config import DecayConfig, TaxonomySection
 from memory.decay.formulas import (
-    INFINITE,
     EntityState,
     StrengthShape,
     days_between,
@@ -112,15 +110,19 @@ _DESCRIBED: dict[int, _Described] = {}
 _CONFIGS_KEPT = 8
 
 
-def described(config: DecayConfig, path: str) -> bool:
-    """Whether the taxonomy has a node for `path`."""
+def describer_for(config: DecayConfig) -> _Described:
     taxonomy = config.taxonomy
     describer = _DESCRIBED.get(id(taxonomy))
     if describer is None or describer.taxonomy is not taxonomy:
         if len(_DESCRIBED) >= _CONFIGS_KEPT:
             _DESCRIBED.clear()
         describer = _DESCRIBED[id(taxonomy)] = _Described(taxonomy)
-    return describer(path)
+    return describer
+
+
+def described(config: DecayConfig, path: str) -> bool:
+    """Whether the taxonomy has a node for `path`."""
+    return describer_for(config)(path)
 
 
 # The parameters of an unpinned entity's strength shape, in EntityState's order.
@@ -151,13 +153,13 @@ class _Shapes:
 _SHAPES: dict[int, _Shapes] = {}
 
 
-def shape_of(key: ShapeKey, config: DecayConfig) -> StrengthShape:
+def shapes_for(config: DecayConfig) -> _Shapes:
     shapes = _SHAPES.get(id(config))
     if shapes is None or shapes.config is not config:
         if len(_SHAPES) >= _CONFIGS_KEPT:
             _SHAPES.clear()
         shapes = _SHAPES[id(config)] = _Shapes(config)
-    return shapes(key)
+    return shapes
 
 
 class ObservationStep:
@@ -172,12 +174,13 @@ class ObservationStep:
         self.resolved: dict[str, Node | None] = {}
         self.fit: FitParts | None = None
         self.route = ""
+        self.describes, self.shapes = describer_for(config), shapes_for(config)
 
     # -- steps 1 to 3: resolve, alias dedup, schema_fit ------------------------------------
 
     def structural(self, spec: EntitySpec) -> bool:
         """A key the taxonomy itself names (self:operator, agent:claude-code): known structure."""
-        return described(self.config, spec.full_key)
+        return self.describes(spec.full_key)
 
     def plan(self) -> None:
         for spec in self.extraction.entities:
@@ -186,13 +189,13 @@ class ObservationStep:
                 also_in=spec.also_in)
         actors = [s for s in self.extraction.entities if s.actor] or list(self.extraction.entities)
         credits = [actor_credit(known=self.structural(s) or self._active(self.resolved[s.ref]),
-                                described=described(self.config, s.namespace),
+                                described=self.describes(s.namespace),
                                 config=self.config) for s in actors]
         target = self.view.target_namespace
         lemmas = content_lemmas(self.view.topic)
         self.fit = schema_fit(
             actor_credits=credits,
-            prior=pair_prior(described=described(self.config, target),
+            prior=pair_prior(described=self.describes(target),
                              specific_handler=self.specific_handler, config=self.config),
             retained=self.cache.retained_count(self.view.category, target),
             topic_known=sum(1 for lemma in lemmas
@@ -310,26 +313,28 @@ class ObservationStep:
                                 reinforced=recall or node.key in reinforced, at=at)
 
     def _reinforce(self, node: Node) -> None:
+        """A recall at the observation's time. Its strength is asked to be regenerated when
+        the recall moved it enough: `strength_after` before (at `at`, from the last recall)
+        and after (0 days after this one); a pinned entity's never moves."""
         at = self.view.timestamp
-        before = self._strength(node, at)
+        before = 0.0 if node.pinned else self._strength(node).at(
+            days_between(since=node.last_reinforced_at, now=at))
         node.retrieval_count += 1
         node.reinforcements += 1
         node.last_reinforced_at = max(node.last_reinforced_at, at)
         node.reinforced_at = at if node.reinforced_at is None else max(node.reinforced_at, at)
-        after = self._strength(node, at)
+        if node.pinned:
+            return
+        after = self._strength(node).at(0.0)  # last_reinforced_at >= at: 0 days
         moved = before == 0 or abs(after - before) >= self.config.thresholds.regeneration * before
-        if moved and not node.pinned:
+        if moved:
             self.writes.regenerate(node.key, "strength", at=at, strength=after)
 
-    def _strength(self, node: Node, at: datetime) -> float:
-        """`strength_after` of the node at `at`, its shape shared by the nodes that have the
-        same parameters (the same arithmetic, done once)."""
-        if node.pinned:
-            return INFINITE
-        key = (node.base, node.half_life_days, node.valence, node.pos, node.neg,
-               node.retrieval_count, node.route)
-        dt = days_between(since=node.last_reinforced_at, now=at)
-        return shape_of(key, self.config).at(dt)
+    def _strength(self, node: Node) -> StrengthShape:
+        """The shape of an unpinned node's strength, shared by the nodes that have the same
+        parameters (the same arithmetic, done once)."""
+        return self.shapes((node.base, node.half_life_days, node.valence, node.pos, node.neg,
+                            node.retrieval_count, node.route))
 
     def _relations(self, nodes: dict[str, Node]) -> None:
         for relation in self.extraction.relations:
