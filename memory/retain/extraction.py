@@ -145,6 +145,7 @@ def slug_of(name: str) -> str:
     return f"{flat[:MAX_SLUG - DIGEST_CHARS - 1].rstrip('-.')}-{digest}"
 
 
+@lru_cache(maxsize=65536)
 def id_shaped(slug: str) -> bool:
     """A slug that holds a correlation id (a session, subagent, tool use, request or message
     id): such a thing is no entity, whatever a handler says."""
