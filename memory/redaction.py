@@ -358,6 +358,10 @@ def sanitize(value: Any, *, _depth: int = 0) -> tuple[Any, int]:
     if isinstance(value, list | tuple):
         out, total = [], 0
         for item in value:
+            kind = type(item)  # what sanitize hands back as it is, known without a call
+            if kind in _AS_IS or (kind is str and item in _CLEAN_CACHE):
+                out.append(item)
+                continue
             clean, count = sanitize(item, _depth=_depth + 1)
             out.append(clean)
             total += count
@@ -367,15 +371,30 @@ def sanitize(value: Any, *, _depth: int = 0) -> tuple[Any, int]:
     return value, 0
 
 
+# Values sanitize returns as they are, whatever their depth. A string in _CLEAN_CACHE is
+# one too: the cache holds only texts clean_text left alone and redact found nothing in.
+_AS_IS = frozenset({int, bool, type(None)})
+
+
 def _sanitize_dict(value: dict[Any, Any], depth: int) -> tuple[dict[str, Any], int]:
     out: dict[str, Any] = {}
     total = 0
     for raw_key, item in value.items():
-        key, count = sanitize_text(raw_key if isinstance(raw_key, str) else str(raw_key))
-        total += count
+        if type(raw_key) is str and raw_key in _CLEAN_CACHE:
+            key = raw_key
+        else:
+            key, count = sanitize_text(raw_key if isinstance(raw_key, str) else str(raw_key))
+            total += count
+        kind = type(item)
+        if kind in _AS_IS:
+            out[key] = item
+            continue
         if _is_secret_field(key, item):
             out[key] = marker("secret-field")
             total += 1
+            continue
+        if kind is str and item in _CLEAN_CACHE:
+            out[key] = item
             continue
         out[key], count = sanitize(item, _depth=depth)
         total += count
