@@ -69,8 +69,8 @@ class MemoryEvent(models.Model):
     correlation_parent = models.TextField(blank=True, default="")
     payload = models.JSONField(default=dict)
     redaction_count = models.PositiveIntegerField(default=0)
-    # The id of the inserting transaction, stamped by the database (a trigger overrides any
-    # value a client sends). Readers order by (txid, id).
+    # The id of the inserting transaction, stamped by the database (its default; a trigger
+    # overrides any other value a client sends). Readers order by (txid, id).
     txid = models.BigIntegerField(db_default=CURRENT_TXID, editable=False)
 
     objects = MemoryEventQuerySet.as_manager()
@@ -98,10 +98,16 @@ class MemoryEvent(models.Model):
                 when=pgtrigger.Before,
                 func="RAISE EXCEPTION 'pgtrigger: Cannot truncate % (append-only)', TG_TABLE_NAME;",
             ),
+            # The column's default stamps the same value, so the trigger's function (a
+            # PL/pgSQL call per row, ~12% of an insert's server time) runs only for a row that
+            # came with another txid, and overrides it.
             pgtrigger.Trigger(
                 name="stamp_txid",
                 operation=pgtrigger.Insert,
                 when=pgtrigger.Before,
+                condition=pgtrigger.Condition(
+                    "NEW.txid IS DISTINCT FROM pg_current_xact_id()::text::bigint"
+                ),
                 func="NEW.txid := pg_current_xact_id()::text::bigint; RETURN NEW;",
             ),
         ]

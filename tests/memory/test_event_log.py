@@ -73,6 +73,15 @@ def test_the_commit_position_is_the_database_s_not_the_client_s() -> None:
     assert MemoryEvent.objects.get(source_id="x").txid == own
 
 
+def test_a_batch_copied_in_carries_its_transaction_s_id() -> None:
+    with transaction.atomic():
+        event_append_many(source="test", events=[{"source_id": "c1"}, {"source_id": "c2"}])
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_current_xact_id()::text::bigint")
+            (own,) = cursor.fetchone()
+    assert set(MemoryEvent.objects.values_list("txid", flat=True)) == {own}
+
+
 def test_a_repeat_answers_the_stored_id_and_stores_nothing_new() -> None:
     first = event_append_many(source="test", events=[{"source_id": "a", "type": "one"}])
     again = event_append_many(
