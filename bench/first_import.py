@@ -256,6 +256,8 @@ def main() -> None:
     parser.add_argument("--work", default="/tmp/cortex_bench_first")
     parser.add_argument("--before", action="store_true",
                         help="also measure the raw log at migration 0017 (uncompressed)")
+    parser.add_argument("--raw-only", action="store_true",
+                        help="only the parse floor and the raw ingest (the figures to tune it)")
     parser.add_argument("--retain-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.retain_child:
@@ -280,6 +282,9 @@ def main() -> None:
             _raw(admin, url, env, root, floor, size, migrate_to="0017_recall_latency_indexes",
                  label=" (before: payloads uncompressed)")
         raw = _raw(admin, url, env, root, floor, size, migrate_to=None, label="")
+        if args.raw_only:
+            print(f"load average (1, 5, 15 min) at the end: {_load()}")
+            return
         first = _first_import(admin, url, env, root, floor, size)
         retain = _warm_retain(env, work, size)
     finally:
