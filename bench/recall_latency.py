@@ -55,7 +55,13 @@ from bench.recall_graph import (  # noqa: E402
     graph_generate,
     graph_names,
 )
-from bench.serving import clients_run, percentile, web_served  # noqa: E402
+from bench.serving import (  # noqa: E402
+    clients_run,
+    percentile,
+    postgres_cpu,
+    web_cpu,
+    web_served,
+)
 
 BENCH_DB = "cortex_bench_latency"
 TARGETS = {"recall": (25.0, 100.0), "context": (40.0, None)}
@@ -225,9 +231,23 @@ def context_requests(queries: Sequence[str], projects: Sequence[str]) -> list[Re
         for i, q in enumerate(queries)]
 
 
-def load_run(url: str, token: str, requests: Sequence[Request], *, clients: int
-             ) -> tuple[list[float], float]:
-    """Each client sends its share back to back; latencies (ms) and requests per second."""
+@dataclass
+class Run:
+    """A load run: each latency (ms), requests per second, and the CPU milliseconds a
+    request cost the web server and PostgreSQL (None where /proc cannot tell)."""
+
+    latencies: list[float]
+    rate: float
+    web_ms: float | None
+    postgres_ms: float | None
+
+
+def _per_request(before: float | None, after: float | None, requests: int) -> float | None:
+    return None if before is None or after is None else (after - before) * 1000 / requests
+
+
+def load_run(url: str, token: str, requests: Sequence[Request], *, clients: int) -> Run:
+    """Each client sends its share back to back."""
     latencies: list[list[float]] = [[] for _ in range(clients)]
 
     def work(k: int) -> None:
@@ -235,9 +255,18 @@ def load_run(url: str, token: str, requests: Sequence[Request], *, clients: int
         for request in requests[k::clients]:
             latencies[k].append(client.send(request))
 
+    web, postgres = web_cpu(url), postgres_cpu()
     elapsed = clients_run(work, clients=clients, what="requests")
     every = [value for values in latencies for value in values]
-    return every, len(every) / elapsed
+    return Run(every, len(every) / elapsed, _per_request(web, web_cpu(url), len(every)),
+               _per_request(postgres, postgres_cpu(), len(every)))
+
+
+def _cpu_text(run: Run) -> str:
+    if run.web_ms is None or run.postgres_ms is None:
+        return ""
+    return (f"  CPU a request: web {run.web_ms:.1f} + PostgreSQL {run.postgres_ms:.1f} = "
+            f"{run.web_ms + run.postgres_ms:.1f} ms")
 
 
 def _verdict(name: str, p50: float, p99: float) -> str:
@@ -258,13 +287,14 @@ def _line(label: str, values: Sequence[float], rate: float | None = None) -> str
 def http_measure(url: str, token: str, *, name: str, requests: Sequence[Request],
                  clients: int, warmup: int) -> dict[str, float]:
     load_run(url, token, requests[:warmup], clients=clients)
-    alone, _ = load_run(url, token, requests[warmup:warmup + len(requests) // 4], clients=1)
-    loaded, rate = load_run(url, token, requests[warmup:], clients=clients)
-    p50, p99 = percentile(loaded, 0.5), percentile(loaded, 0.99)
-    print(_line(f"{name}, 1 client", alone))
-    print(_line(f"{name}, {clients} clients", loaded, rate) + f"  {_verdict(name, p50, p99)}",
-          flush=True)
-    return {"p50": p50, "p99": p99, "alone_p50": percentile(alone, 0.5), "rate": rate}
+    alone = load_run(url, token, requests[warmup:warmup + len(requests) // 4], clients=1)
+    loaded = load_run(url, token, requests[warmup:], clients=clients)
+    p50, p99 = percentile(loaded.latencies, 0.5), percentile(loaded.latencies, 0.99)
+    print(_line(f"{name}, 1 client", alone.latencies) + _cpu_text(alone))
+    print(_line(f"{name}, {clients} clients", loaded.latencies, loaded.rate)
+          + f"  {_verdict(name, p50, p99)}", flush=True)
+    return {"p50": p50, "p99": p99, "alone_p50": percentile(alone.latencies, 0.5),
+            "rate": loaded.rate}
 
 
 # ---- hooks -----------------------------------------------------------------------------

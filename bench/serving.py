@@ -1,9 +1,12 @@
 """What the HTTP benchmarks share: a Cortex web server started as `cortex up` starts it,
-clients run at once, and percentiles."""
+clients run at once, percentiles, and the CPU the server and PostgreSQL spent (the figure
+that survives a machine loaded by others)."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
+import os
 import queue
 import socket
 import statistics
@@ -107,6 +110,46 @@ def bodies_post(client: Callable[[], Poster], bodies: Sequence[bytes], *, client
             poster.post(body)
 
     return clients_run(work, clients=clients, what=what)
+
+
+def _ticks(fields: list[str], *, children: bool) -> int:
+    """utime + stime (and the reaped children's), from /proc/<pid>/stat after the name."""
+    return sum(int(value) for value in fields[11:15 if children else 13])
+
+
+def _stats() -> Iterator[tuple[int, list[str]]]:
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            yield int(stat.parent.name), stat.read_text().rsplit(")", 1)[1].split()
+
+
+def web_cpu(url: str) -> float | None:
+    """User + system seconds of the web server serving `url` so far (its master and live
+    workers, found by the bind address on their command line; Linux /proc), else None."""
+    bind = urlsplit(url).netloc.encode()
+    ticks, found = 0, False
+    for pid, fields in _stats():
+        with contextlib.suppress(OSError):
+            if bind in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0"):
+                ticks += _ticks(fields, children=False)
+                found = True
+    return ticks / os.sysconf("SC_CLK_TCK") if found else None
+
+
+def postgres_cpu() -> float | None:
+    """User + system seconds of the embedded PostgreSQL so far: the postmaster, its live
+    processes and the backends it reaped (Linux /proc); None elsewhere."""
+    from cortex_site import embedded
+
+    try:
+        pid = int((embedded.cortex_home() / "pgdata" / "postmaster.pid").read_text().split()[0])
+        ticks = _ticks(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split(),
+                       children=True)
+    except (OSError, IndexError, ValueError):
+        return None
+    ticks += sum(_ticks(fields, children=False) for _pid, fields in _stats()
+                 if int(fields[1]) == pid)
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def percentile(values: list[float], q: float) -> float:
