@@ -414,9 +414,9 @@ def _depth_within(value: Any, limit: int) -> bool:
     return True
 
 
-def _json_and_clean(value: Any) -> tuple[bytes | None, bool]:
-    """The value's JSON (None when orjson cannot write it) and whether sanitizing could change
-    nothing in it.
+def _json_and_clean(value: Any) -> tuple[bytes | None, bool, bool]:
+    """The value's JSON (None when orjson cannot write it), whether sanitizing could change
+    nothing in it, and whether that JSON holds an escaped NUL.
 
     Every string and key appears in the JSON text as itself (escaping only touches quotes,
     backslashes and control characters, which no trigger word contains), so a text with no
@@ -427,17 +427,18 @@ def _json_and_clean(value: Any) -> tuple[bytes | None, bool]:
     try:
         data = orjson.dumps(value)
     except TypeError:  # lone surrogates, non-string keys, ints beyond 64 bits, odd types
-        return None, False
-    if b"\\u0000" in data or redaction_scan.json_has_trigger(data):
-        return data, False
+        return None, False, False
+    trigger, nul = redaction_scan.json_scan(data)
+    if trigger or nul:
+        return data, False, nul
     if data.count(b"{") + data.count(b"[") >= MAX_DEPTH and not _depth_within(value, MAX_DEPTH):
-        return data, False
-    return data, True
+        return data, False, False
+    return data, True, False
 
 
 def _clean_json(value: Any) -> bytes | None:
     """The value's JSON if sanitizing could change nothing in it, else None."""
-    data, clean = _json_and_clean(value)
+    data, clean, _nul = _json_and_clean(value)
     return data if clean else None
 
 
@@ -463,11 +464,11 @@ def sanitize_json(payload: Mapping[str, Any]) -> tuple[bytes, int]:
     Most payloads hold nothing to change: one scan of their JSON text proves it, and that
     text is the answer (each payload is serialized once, strings are not walked one by one).
     """
-    data, clean = _json_and_clean(payload)
+    data, clean, nul = _json_and_clean(payload)
     if clean and data is not None:
         return data, 0
     value, count = sanitize(dict(payload))
-    if count == 0 and data is not None and b"\\u0000" not in data:
+    if count == 0 and data is not None and not nul:
         # A trigger word and nothing replaced (code that names a token): orjson wrote the
         # payload, so it held no lone surrogate, and no NUL, the only other changes sanitize
         # makes (non-finite floats and tuples it writes as sanitize would): that JSON is it.

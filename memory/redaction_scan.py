@@ -77,6 +77,29 @@ def hits(folded: str) -> list[Hit]:
     return found
 
 
+# For JSON as orjson writes it: the trigger words and the escaped NUL sanitize drops. No word
+# holds a backslash, so neither hides the other from a leftmost-first scan.
+_JSON_FIRST = ahocorasick_rs.BytesAhoCorasick(
+    [*(word.encode() for word in WORDS), b"\\u0000"],
+    matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_FIRST,
+)
+
+
+_NUL_ESCAPE = len(WORDS)
+
+
+def json_scan(data: bytes) -> tuple[bool, bool]:
+    """(json_has_trigger(data), whether it holds an escaped NUL `\\u0000`), in one scan."""
+    folded = _json_folded(data)
+    trigger = nul = False
+    for index, _start, end in _JSON_FIRST.find_matches_as_indexes(folded):
+        if index == _NUL_ESCAPE:
+            nul = True
+        elif index != _TOKEN or not folded.startswith((b"s", b"iz"), end):
+            trigger = True
+    return trigger, nul
+
+
 def json_has_trigger(data: bytes) -> bool:
     """Whether a JSON text (UTF-8) holds a trigger word anywhere.
 
@@ -84,16 +107,20 @@ def json_has_trigger(data: bytes) -> bool:
     word starts inside `token` (the one that may not count), so the first word that counts
     is always reported.
     """
+    return _counts(_json_folded(data), _BYTES_FIRST)
+
+
+def _json_folded(data: bytes) -> bytes:
     folded = data.lower()
     if not data.isascii():
         for char, ascii_char in _FOLD_UTF8:
             folded = folded.replace(char, ascii_char)
-    return _bytes_have_trigger(folded)
+    return folded
 
 
-def _bytes_have_trigger(folded: bytes) -> bool:
-    """Whether folded UTF-8 text holds a trigger word that counts (see json_has_trigger)."""
-    for index, _start, end in _BYTES_FIRST.find_matches_as_indexes(folded):
+def _counts(folded: bytes, scan: ahocorasick_rs.BytesAhoCorasick) -> bool:
+    """Whether the leftmost-first scan finds a word that counts (see json_has_trigger)."""
+    for index, _start, end in scan.find_matches_as_indexes(folded):
         if index != _TOKEN or not folded.startswith((b"s", b"iz"), end):
             return True
     return False
