@@ -79,12 +79,13 @@ class ClaudeCodeProducer:
         summary.files += 1
         summary.files_by_kind[kind] += 1
         before, initial = counters.bytes_read, state.as_dict()
+        key = str(path)  # marked at every line: a str keeps its hash, a Path computes it
         try:
             if path.stat().st_size == 0 and not state.inode:  # reported once, when first seen
                 summary.malformed["empty_file"] += 1
             for events in transcript_events(path, root=base, state=state, counters=counters,
                                             payload_limit=settings.CORTEX_MAX_PAYLOAD_BYTES):
-                sink.mark(path, mark)
+                sink.mark(key, mark)
                 sink.add(events, size=counters.bytes_read - before)
                 progress.advance(bytes_read=counters.bytes_read - before)
                 before = counters.bytes_read
@@ -92,7 +93,7 @@ class ClaudeCodeProducer:
             summary.malformed["unreadable_file"] += 1
             return
         if state.as_dict() != initial:
-            sink.mark(path, mark)
+            sink.mark(key, mark)
         progress.advance(files=1)
 
 

@@ -31,7 +31,7 @@ TOO_LARGE = "A payload is over the size limit."
 Errors = dict[str, Any]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: one is made per event, and frozen's __init__ is ~2x slower
 class EventRow:
     source_id: str
     occurred_at: datetime
