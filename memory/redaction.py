@@ -156,6 +156,9 @@ RULES: tuple[Rule, ...] = (
 _NAMED_ASSIGNMENT = RULES[-1]
 
 _HINTS = tuple(re.compile(rule.hint) for rule in RULES)
+# Each rule's literals as the scan reports them: a rule none of whose words was found is not
+# gated in (_gated is not even asked).
+_FOLDED_WORDS = tuple(frozenset(word.lower() for word in rule.words) for rule in RULES)
 _CLEAN_CACHE: dict[str, None] = {}  # short strings known to hold no secret (keys, enums)
 _CLEAN_CACHE_MAX = 50_000
 _RECENT_LONG: dict[str, tuple[str, int]] = {}
@@ -255,12 +258,12 @@ def _first_pass(
     for word, index in found:
         where.setdefault(word, []).append(index)
     changed = False
-    for rule, hint in zip(RULES, _HINTS, strict=True):
+    for rule, hint, words in zip(RULES, _HINTS, _FOLDED_WORDS, strict=True):
         if changed:
             if hint.search(text):
                 text = rule.pattern.sub(_replacer(rule, counter), text)
             continue
-        if not _gated(rule, text, where):
+        if words.isdisjoint(where) or not _gated(rule, text, where):
             continue
         if rule is _NAMED_ASSIGNMENT:
             new = _sub_before_names(rule, text, folded, where, counter)
