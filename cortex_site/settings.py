@@ -94,10 +94,11 @@ DATABASE_URL = os.environ.get("DATABASE_URL") or embedded.postgres_url()
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=None,
                                               conn_health_checks=True)}
 DATABASES["default"]["TEST"] = {"NAME": os.environ.get("CORTEX_TEST_DB", "test_cortex")}
-# No JIT: recall's one lexical statement is estimated above jit_above_cost (and often above
-# the inlining and optimizing thresholds) on a large graph, and compiling it costs more than
-# running it: bench/recall_latency.py's contexts, 100k entities, 13 statements each, SQL
-# 136 -> 93 ms a context with it off (load 8.3-8.7). A URL's own `options` still apply.
+# No JIT: on a large graph recall's one lexical statement is estimated above jit_above_cost
+# (33 of 60 in bench/recall_latency.py's contexts, 2 above the inlining and optimizing
+# thresholds), and compiling a statement that runs in milliseconds costs more than running
+# it. This matters on a server built with LLVM: the embedded one has no JIT
+# (pg_jit_available() is false), so there it changes nothing. A URL's own `options` apply.
 _OPTIONS = DATABASES["default"].setdefault("OPTIONS", {})
 _OPTIONS["options"] = " ".join(filter(None, ["-c jit=off", _OPTIONS.get("options", "")]))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
