@@ -487,8 +487,13 @@ class RecallSection:
     fulltext_row_budget: dict[str, int] = dataclasses.field(default_factory=lambda: {
         "names": 1000, "facts": 1000, "memories": 1000, "compiled": 300})
     term_stats_seconds: float = 600.0
+    # Memories rank by BM25 (k1: how fast a stem's count saturates; b: how much length counts).
+    bm25: dict[str, float] = dataclasses.field(default_factory=lambda: {"k1": 1.2, "b": 0.1})
 
     def check(self, where: str) -> None:
+        _exact_keys(f"{where}.bm25", self.bm25, ("k1", "b"))
+        if self.bm25["k1"] < 0 or not 0 <= self.bm25["b"] <= 1:
+            _fail(f"{where}.bm25", "k1 must be >= 0 and b within [0, 1]")
         for name in self.strategies:
             if name not in RECALL_STRATEGIES:
                 _fail(f"{where}.strategies", f"unknown strategy {name!r}")

@@ -88,3 +88,19 @@ def rank(fused: Mapping[Ref, Fused], factors: Mapping[Ref, float], *,
     scored = [(entry, entry.relevance * factors.get(ref, 1.0)) for ref, entry in fused.items()]
     scored.sort(key=lambda pair: (-pair[1], -pair[0].relevance, str(pair[0].ref)))
     return scored[:limit]
+
+
+def language_centred(candidates: Sequence[Candidate], languages: Mapping[Ref, str]
+                     ) -> list[Candidate]:
+    """Similarities made comparable across languages, best first: each candidate's less the
+    mean of its language's among them. A multilingual embedding sets a question nearer to
+    anything in its own language (a French question is nearer to French notes on other
+    matters than to the English note that answers it); within one language nothing changes
+    but a shift, which the linear fusion's min-max normalization ignores."""
+    groups: dict[str, list[float]] = {}
+    for candidate in candidates:
+        groups.setdefault(languages.get(candidate.ref, ""), []).append(candidate.score)
+    mean = {language: sum(scores) / len(scores) for language, scores in groups.items()}
+    centred = [Candidate(c.ref, c.score - mean[languages.get(c.ref, "")], c.via)
+               for c in candidates]
+    return sorted(centred, key=lambda c: (-c.score, str(c.ref)))

@@ -30,6 +30,7 @@ from memory.models import Entity, Relation
 from memory.recall.fusion import Candidate
 from memory.retain.text import normalize
 from memory.selectors.entities import entity_with_strength
+from memory.selectors.recall_bm25 import bm25_sql
 from memory.selectors.recall_terms import TextQuery
 from memory.selectors.relations import WEIGHT_NOW, relation_with_weight
 from memory.selectors.statements import statement_get
@@ -155,11 +156,15 @@ def fulltext_facts(*, text: TextQuery, scope: Scope, limit: int) -> list[Candida
 
 def _memories_sql(text: TextQuery, scope: Scope, limit: int) -> Statement:
     where, params = _memory_where(scope)
+    weights = text.weights.get("memories")
+    k1, b = text.bm25
+    score, score_params = (bm25_sql("m.search", weights, k1=k1, b=b) if weights is not None
+                           else ("ts_rank_cd(m.search, %s::tsquery, 1)", [text.rank]))
     return (
-        f"""SELECT m.id, ts_rank_cd(m.search, %s::tsquery, 1) FROM memory_memory m
+        f"""SELECT m.id, {score} FROM memory_memory m
             WHERE m.search @@ %s::tsquery AND {where}
             ORDER BY 2 DESC, m.id LIMIT %s""",
-        [text.rank, text.matching("memories"), *params, limit])
+        [*score_params, text.matching("memories"), *params, limit])
 
 
 def fulltext_memories(*, text: TextQuery, scope: Scope, limit: int) -> list[Candidate]:

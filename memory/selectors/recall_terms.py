@@ -14,9 +14,12 @@ import functools
 import re
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from django.db import connection
+
+from memory.selectors.recall_bm25 import StemWeights, stem_idf
 
 # source -> (pg_stats tablename, attname, the table it counts rows of)
 SOURCES: dict[str, tuple[str, str, str]] = {
@@ -26,6 +29,10 @@ SOURCES: dict[str, tuple[str, str, str]] = {
     "compiled": ("compiled_truth_search", "cortex_tsv", "memory_compiledtruth"),
 }
 _LEXEME = re.compile(r"'((?:[^']|'')*)'")
+# The sources ranked by BM25, and the column whose average length (lexemes) it needs.
+BM25_SOURCES = {"memories": "search"}
+# Rows sampled for that average (the first ones on disk: a length is no rarer there).
+LENGTH_SAMPLE = 10_000
 
 
 @dataclass(frozen=True)
@@ -36,6 +43,7 @@ class TermStats:
     rows: float
     share: Mapping[str, float]
     floor: float
+    average_length: float = 1.0
 
     def rows_of(self, stem: str) -> float:
         return max(self.rows, 0.0) * self.share.get(stem, self.floor)
@@ -43,10 +51,13 @@ class TermStats:
 
 @dataclass(frozen=True)
 class TextQuery:
-    """`rank`: the query's tsquery (every stem); `match`: per source, the stems rows must hold."""
+    """`rank`: the query's tsquery (every stem); `match`: per source, the stems rows must hold;
+    `weights`: per source ranked by BM25 (recall_bm25), every stem and its idf."""
 
     rank: str
     match: Mapping[str, str]
+    bm25: tuple[float, float]  # (k1, b)
+    weights: Mapping[str, StemWeights] = field(default_factory=dict)
 
     def matching(self, source: str) -> str:
         return self.match.get(source, self.rank)
@@ -73,13 +84,32 @@ def _stats_read(source: str) -> TermStats:
             "WHERE tablename = %s AND attname = %s AND most_common_elems IS NOT NULL",
             [tablename, attname])
         row = cursor.fetchone()
+        length = _average_length(cursor, source)
     rows = float(found[0]) if found else 0.0
     if row is None:
-        return TermStats(rows=rows, share={}, floor=0.0)
+        return TermStats(rows=rows, share={}, floor=0.0, average_length=length)
     stems, freqs = list(row[0]), [float(f) for f in row[1]]
     # The frequencies are followed by their minimum, their maximum and the null share.
     return TermStats(rows=rows, share=dict(zip(stems, freqs, strict=False)),
-                     floor=freqs[len(stems)] / 2 if len(freqs) > len(stems) else 0.0)
+                     floor=freqs[len(stems)] / 2 if len(freqs) > len(stems) else 0.0,
+                     average_length=length)
+
+
+def _average_length(cursor: Any, source: str) -> float:
+    if source not in BM25_SOURCES:
+        return 1.0
+    column, table = BM25_SOURCES[source], SOURCES[source][2]
+    cursor.execute(f"SELECT avg(length({column})) FROM (SELECT {column} FROM {table} "
+                   f"LIMIT {LENGTH_SAMPLE}) AS sample")
+    found = cursor.fetchone()
+    return float(found[0]) if found and found[0] is not None else 1.0
+
+
+def _weights(stems: list[str], stats: TermStats) -> StemWeights:
+    return StemWeights(stems=tuple(_quote(stem) for stem in stems),
+                       idf=tuple(stem_idf(rows=stats.rows, containing=stats.rows_of(stem))
+                                 for stem in stems),
+                       average_length=stats.average_length)
 
 
 def term_stats(*, source: str, ttl_seconds: float) -> TermStats:
@@ -117,14 +147,19 @@ def _tsquery_of(query: str) -> str:
         return str(cursor.fetchone()[0])
 
 
-def text_query(*, query: str, budget: Mapping[str, int], ttl_seconds: float) -> TextQuery:
-    """The query's stems (one statement, the first time), and what each source must match."""
+def text_query(*, query: str, budget: Mapping[str, int], ttl_seconds: float,
+               bm25: tuple[float, float]) -> TextQuery:
+    """The query's stems (one statement, the first time), what each source must match, and
+    the BM25 sources' stem weights."""
     rank = _tsquery_of(query)
-    stems = [m.replace("''", "'") for m in _LEXEME.findall(rank)]
+    stems = sorted(set(m.replace("''", "'") for m in _LEXEME.findall(rank)))
     match: dict[str, str] = {}
+    weights: dict[str, StemWeights] = {}
     for source in SOURCES:
         stats = term_stats(source=source, ttl_seconds=ttl_seconds)
         kept = _fitting(stems, stats, budget[source])
         if len(kept) < len(stems):
             match[source] = _tsquery(kept)
-    return TextQuery(rank=rank, match=match)
+        if source in BM25_SOURCES:
+            weights[source] = _weights(stems, stats)
+    return TextQuery(rank=rank, match=match, weights=weights, bm25=bm25)

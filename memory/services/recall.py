@@ -21,11 +21,20 @@ from memory.config import DecayConfig, RecallSection, config_get
 from memory.decay.sql import EntityColumns, strength_sql
 from memory.errors import Invalid
 from memory.models import Entity, Fact, Memory, MemoryEvent
-from memory.recall.fusion import Candidate, Fused, Ref, fuse, rank, strength_factor
+from memory.recall.fusion import (
+    Candidate,
+    Fused,
+    Ref,
+    fuse,
+    language_centred,
+    rank,
+    strength_factor,
+)
 from memory.retain.embedders import Embedder, embedder_get
 from memory.selectors import recall as strategies
 from memory.selectors.entities import STRENGTH_NOW
 from memory.selectors.recall import RecallFilters, Scope, TextCandidates
+from memory.selectors.recall_mentioned import memories_mentioning
 from memory.selectors.recall_terms import TextQuery, text_query
 from memory.selectors.recall_vectors import memory_similarities
 from memory.services.entities import entity_reinforce
@@ -157,7 +166,8 @@ def recall_warm(*, config: DecayConfig | None = None) -> None:
 
 def _text_query(query: str, section: RecallSection) -> TextQuery:
     return text_query(query=query, budget=section.fulltext_row_budget,
-                      ttl_seconds=section.term_stats_seconds)
+                      ttl_seconds=section.term_stats_seconds,
+                      bm25=(section.bm25["k1"], section.bm25["b"]))
 
 
 def _fulltext_entities(*, found: TextCandidates, section: RecallSection
@@ -330,29 +340,38 @@ def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
     vector = _query_vector_soon(query, on, config)
     lists: dict[str, list[Candidate]] = {}
     facts_read: dict[int, Fact] = {}
-    if "fulltext" in on:
-        text = _text_query(query, section)
-        memories = strategies.fulltext_memories(text=text, scope=scope, limit=n)
+    lexical = TextCandidates()
+    text = _text_query(query, section) if "fulltext" in on else None
+    if text is not None or "trigram" in on:
+        # full-text's memories, and the entities named (by name or by trigram), one statement
+        lexical = strategies.text_candidates(
+            text=text, query=query, scope=scope, limit=n,
+            trigram_threshold=section.trigram_threshold if "trigram" in on else None)
+    if text is not None:
         facts = strategies.fulltext_fact_rows(text=text, scope=scope, limit=n)
         worth = section.fulltext_sources
         facts_read = Fact.objects.select_related("entity").in_bulk([_id(c.ref) for c in facts])
         lists["fulltext"] = _facts_as_memories(sorted(
-            [Candidate(("memory", _id(c.ref)), c.score * worth["memories"]) for c in memories]
+            [Candidate(("memory", _id(c.ref)), c.score * worth["memories"])
+             for c in lexical.memories]
             + [Candidate(("fact", _id(c.ref)), c.score * worth["facts"]) for c in facts],
             key=lambda c: -c.score), facts_read)
-    if vector is not None:
-        query_vector = vector.result()
+    query_vector = vector.result() if vector is not None else None
+    if "graph" in on:
+        lists["graph"] = memories_mentioning(seeds=_named_seeds(lexical, section),
+                                             scope=scope, limit=n, vector=query_vector)
+    if query_vector is not None:
         nearest = [Candidate(("memory", _id(c.ref)), c.score)
                    for c in strategies.vector_memories(vector=query_vector, scope=scope,
                                                        limit=n,
                                                        ef_search=section.vector_ef_search)]
-        found = [ident for kind, ident in (_ref(c.ref) for c in lists.get("fulltext", []))
-                 if kind == "memory"]
-        lists["vector"] = _widened(nearest, memory_similarities(vector=query_vector,
-                                                                memory_ids=found), "memory")
+        lists["vector"] = _widened(nearest, memory_similarities(
+            vector=query_vector, memory_ids=_memory_ids(lists)), "memory")
+    memories_by_id = _memory_strength_rows(_memory_ids(lists), at=scope.at, config=config)
+    if "vector" in lists:
+        lists["vector"] = language_centred(lists["vector"], {
+            ("memory", pk): memory.language for pk, memory in memories_by_id.items()})
     fused = fuse(lists, weights=section.weights, method=section.fusion, rrf_k=section.rrf_k)
-    memories_by_id = _memory_strength_rows([ident for kind, ident in _refs(fused, "memory")],
-                                           at=scope.at, config=config)
     facts_by_id = {ident: facts_read[ident] for kind, ident in _refs(fused, "fact")}
     factors: dict[Ref, float] = {}
     for kind, ident in _refs(fused):
@@ -378,6 +397,21 @@ def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
             said[(hit.kind, hit.name)] = hit
             hits.append(hit)
     return hits
+
+
+def _memory_ids(lists: Mapping[str, Sequence[Candidate]]) -> set[int]:
+    return {ident for candidates in lists.values()
+            for kind, ident in (_ref(c.ref) for c in candidates) if kind == "memory"}
+
+
+def _named_seeds(lexical: TextCandidates, section: RecallSection) -> dict[int, float]:
+    """The entities the query names, by name (full-text) or misspelled (trigram): the best
+    `graph_seeds`, each scored by its fused relevance over the best one's."""
+    named = fuse({"fulltext": lexical.names, "trigram": lexical.trigram},
+                 weights=section.weights, method=section.fusion, rrf_k=section.rrf_k)
+    best = sorted(named.values(), key=lambda entry: (-entry.relevance, str(entry.ref)))
+    top = best[0].relevance if best else 1.0
+    return {_id(entry.ref): entry.relevance / top for entry in best[:section.graph_seeds]}
 
 
 def _facts_as_memories(candidates: list[Candidate],

@@ -1,0 +1,72 @@
+"""unit=memory ranking: full-text weighs a stem by its rarity (BM25), the memories that
+mention an entity the query names are candidates (the graph strategy), and a multilingual
+embedding's pull towards the query's own language is taken out."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from django.db import connection
+
+from insight.services.analysis import analysis_drain
+from memory.recall.fusion import Candidate, language_centred
+from memory.selectors import recall_terms
+from memory.services.memories import memories_remember
+from memory.services.recall import recall_run
+from memory.services.retain import retain_drain
+from memory.services.taxonomy import taxonomy_sync
+
+NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
+
+
+def _remember(texts: list[tuple[str, str]]) -> None:
+    taxonomy_sync()
+    memories_remember(source="api:lyra", memories=[
+        {"text": text, "source_id": source_id, "occurred_at": NOW.isoformat()}
+        for source_id, text in texts])
+    analysis_drain()
+    retain_drain(embed=False)
+
+
+def _source_ids(query: str, strategies: tuple[str, ...]) -> list[str]:
+    result = recall_run(query=query, unit="memory", now=NOW, reinforce=False,
+                        strategies_on=strategies)
+    return [hit.provenance[0]["source_id"] for hit in result.hits]
+
+
+@pytest.mark.django_db
+def test_a_rare_word_outweighs_a_common_one() -> None:
+    # "weather" is in forty short notes, "zebra" in one long one: counted alike, the short
+    # notes' length wins (ts_rank_cd); weighed by rarity, the zebra's note comes first.
+    _remember([(f"w{i}", f"weather note {i}") for i in range(40)]
+              + [("z", "a zebra crossed the long dusty road near the old farm house at dawn")])
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE memory_memory")
+    recall_terms._cache.clear()
+    assert _source_ids("weather zebra", ("fulltext",))[0] == "z"
+
+
+@pytest.mark.django_db
+def test_the_memories_of_a_misspelled_name_are_found_through_its_entity() -> None:
+    # No word of the query is in the notes; trigram finds the entity it names, misspelled,
+    # and the graph strategy brings the memories that mention it (and only those).
+    _remember([("his", "Bruno Keller adopted a kitten."),
+               ("hers", "Anya Petrova adopted a kitten.")])
+    assert _source_ids("Anya Petrovna?", ("trigram", "graph")) == ["hers"]
+    assert _source_ids("Anya Petrovna?", ("trigram",)) == []
+
+
+def test_similarities_are_centred_per_language() -> None:
+    candidates = [Candidate(("memory", 1), 0.90), Candidate(("memory", 2), 0.86),
+                  Candidate(("memory", 3), 0.80), Candidate(("memory", 4), 0.70)]
+    languages = {("memory", 1): "fr", ("memory", 2): "fr", ("memory", 3): "en",
+                 ("memory", 4): "en"}
+    centred = language_centred(candidates, languages)
+    # fr mean 0.88, en mean 0.75: 1 -> +0.02, 2 -> -0.02, 3 -> +0.05, 4 -> -0.05
+    assert [c.ref for c in centred] == [("memory", 3), ("memory", 1), ("memory", 2),
+                                        ("memory", 4)]
+    assert [round(c.score, 6) for c in centred] == [0.05, 0.02, -0.02, -0.05]
+    # one language: a shift only, the order is kept
+    same = language_centred(candidates, {c.ref: "en" for c in candidates})
+    assert [c.ref for c in same] == [c.ref for c in candidates]
