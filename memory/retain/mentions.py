@@ -26,6 +26,7 @@ _NAME = re.compile(rf"(?<![\w'’])(?:{_CAPITALISED})(?:\s+(?:{_JOINERS}\s+)?(?:
 _QUOTED = re.compile(r"[\"“”«»]\s*([^\"“”«»\n]{1,60}?)\s*[\"“”«»]|`([^`\n]{1,60})`")
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)")
 _WORD = re.compile(r"[\w'’-]+")
+_POSSESSIVE = re.compile(r"['’]s$")
 # "Dr." or "M." do not end a sentence.
 _ABBREVIATION = re.compile(r"\b(Dr|Mr|Mrs|Ms|Prof|St|Mme|Mlle|M|Me|Jr|Sr|Inc|Ltd|Corp|etc|vs)\.")
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{1,2}):(\d{2}))?\b")
@@ -45,6 +46,9 @@ class MentionLexicon:
     titles: frozenset[str] = frozenset()
     person_cues: frozenset[str] = frozenset()  # the word before a person's name
     place_cues: frozenset[str] = frozenset()  # the word before a place
+    # A place cue that as often comes before a person ("à Paris", "à Anya Petrova", "to"):
+    # a place before a one-word name, a person before a longer one (a first and last name).
+    weak_place_cues: frozenset[str] = frozenset()
     org_cues: frozenset[str] = frozenset()  # the word before an organisation
     project_words: frozenset[str] = frozenset()  # "demo", "projet": a project's name beside
     common_words: frozenset[str] = frozenset()  # capitalised at a sentence start: not a name
@@ -206,6 +210,8 @@ def _cued_kind(name: str, text: str, start: int, end: int, lexicon: MentionLexic
         return "person"
     if after in lexicon.project_words or before in lexicon.project_words:
         return "project"
+    if before in lexicon.weak_place_cues:
+        return "place" if len(words) == 1 else "person"
     for kind, cues in (("person", lexicon.person_cues), ("organization", lexicon.org_cues),
                        ("place", lexicon.place_cues)):
         if before in cues:
@@ -232,7 +238,9 @@ def _trim(name: str, lexicon: MentionLexicon, at_start: bool) -> tuple[str, int]
     while words and (normalize(words[-1]) in lexicon.months
                      or normalize(words[-1]) in ("de", "du", "des", "of", "la", "le")):
         words.pop()
-    return " ".join(words[:MAX_NAME_WORDS]).strip(".'’-"), cut
+    # "Anya Petrova's cat": the name is Anya Petrova's, not "Anya Petrova's".
+    name = _POSSESSIVE.sub("", " ".join(words[:MAX_NAME_WORDS]))
+    return name.strip(".'’-"), cut
 
 
 def _names(text: str, lexicon: MentionLexicon) -> list[Mention]:

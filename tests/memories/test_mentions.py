@@ -36,6 +36,18 @@ def test_titles_suffixes_quotes_relative_days_and_lowercase_tools() -> None:
         ("tool", "pnpm", ""), ("tool", "npm", "")]
 
 
+def test_a_possessive_is_not_part_of_the_name() -> None:
+    assert _found("Anya Petrova's cat is called Mochi; James’s bike") == [
+        ("name", "Anya Petrova", ""), ("person", "Mochi", ""), ("name", "James", "")]
+
+
+def test_a_and_to_cue_a_place_before_one_word_and_a_person_before_a_full_name() -> None:
+    assert _found("Anya a prêté son banjo à Victor Lindqvist, puis est partie à Lyon") == [
+        ("name", "Anya", ""), ("person", "Victor Lindqvist", ""), ("place", "Lyon", "")]
+    assert _found("I talked to Jean Dupont about the trip to Oslo") == [
+        ("person", "Jean Dupont", ""), ("place", "Oslo", "")]
+
+
 def test_iso_dates_and_no_name_from_sentence_starting_words() -> None:
     assert _found("The meeting with Marie Curie is on 2026-12-01. Demain, penser au loyer.") \
         == [("person", "Marie Curie", ""), ("date", "2026-12-01", "2026-12-01"),
