@@ -103,10 +103,9 @@ def _unknown_fields(event: Mapping[str, Any], errors: Errors) -> None:
             errors[str(key)] = "Unknown field."
 
 
-def _text_or_none(value: Any, limit: int) -> str | None:
-    if value is None:
-        return ""
-    return value if isinstance(value, str) and len(value) <= limit else None
+def _is_mapping(value: Any) -> bool:
+    """isinstance(value, Mapping), a dict (the usual case) answered without the ABC check."""
+    return type(value) is dict or isinstance(value, Mapping)
 
 
 def _quick_fields(event: Mapping[str, Any]) -> tuple[str, dict[str, str], list[str]] | None:
@@ -122,15 +121,22 @@ def _quick_fields(event: Mapping[str, Any]) -> tuple[str, dict[str, str], list[s
     correlation = event.get("correlation")
     if correlation is None:
         correlation = {}
-    elif not isinstance(correlation, Mapping) or not correlation.keys() <= _CORRELATION_SET:
+    elif not _is_mapping(correlation) or not correlation.keys() <= _CORRELATION_SET:
         return None
     texts, parts = {}, []
+    # "" for a missing field; a string within the limit (a str subclass: the full check)
     for name in TEXT_FIELDS:
-        if (text := _text_or_none(event.get(name), MAX_TEXT_CHARS)) is None:
+        text = event.get(name)
+        if text is None:
+            text = ""
+        elif type(text) is not str or len(text) > MAX_TEXT_CHARS:
             return None
         texts[name] = text
     for name in CORRELATION_FIELDS:
-        if (text := _text_or_none(correlation.get(name), MAX_TEXT_CHARS)) is None:
+        text = correlation.get(name)
+        if text is None:
+            text = ""
+        elif type(text) is not str or len(text) > MAX_TEXT_CHARS:
             return None
         parts.append(text)
     return source_id, texts, parts
@@ -138,14 +144,14 @@ def _quick_fields(event: Mapping[str, Any]) -> tuple[str, dict[str, str], list[s
 
 def event_row_parse(event: Any, *, max_payload_bytes: int) -> tuple[EventRow | None, Errors, bool]:
     """One event -> (row, errors, payload too large). The row is sanitized."""
-    if not isinstance(event, Mapping):
+    if not _is_mapping(event):
         return None, {"non_field_errors": "Each event must be an object."}, False
     quick = _quick_fields(event)
     if quick is not None:
         occurred_at, error = _occurred_at(event.get("occurred_at"))
         payload = event.get("payload")
         payload = {} if payload is None else payload
-        if error is None and isinstance(payload, Mapping):
+        if error is None and _is_mapping(payload):
             source_id, texts, correlation = quick
             return _sanitized_row(source_id, texts, occurred_at, correlation, payload,
                                   max_payload_bytes=max_payload_bytes)
