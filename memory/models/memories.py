@@ -17,10 +17,14 @@ from memory.models.graph import Entity
 from memory.models.observations import Observation
 from memory.models.taxonomy import MemoryType, Namespace, Referent, Valence
 
-# English and French stems of the text, accents folded (configurations of 0011_text_search).
+# English and French stems of the text, accents folded (configurations of 0011_text_search),
+# and of who said it: "what did Caroline say about the trip?" finds her turns when their text
+# does not name her (migration 0025).
 SEARCH_SQL = (
     "setweight(to_tsvector('cortex_en'::regconfig, coalesce(text, '')), 'A') || "
-    "setweight(to_tsvector('cortex_fr'::regconfig, coalesce(text, '')), 'B')"
+    "setweight(to_tsvector('cortex_fr'::regconfig, coalesce(text, '')), 'B') || "
+    "setweight(to_tsvector('cortex_en'::regconfig, coalesce(actor, '')), 'C') || "
+    "setweight(to_tsvector('cortex_fr'::regconfig, coalesce(actor, '')), 'C')"
 )
 
 

@@ -20,10 +20,11 @@ from memory.services.taxonomy import taxonomy_sync
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 
 
-def _remember(texts: list[tuple[str, str]]) -> None:
+def _remember(texts: list[tuple[str, str]], actors: dict[str, str] | None = None) -> None:
     taxonomy_sync()
     memories_remember(source="api:lyra", memories=[
-        {"text": text, "source_id": source_id, "occurred_at": NOW.isoformat()}
+        {"text": text, "source_id": source_id, "occurred_at": NOW.isoformat(),
+         **({"actor": actors[source_id]} if actors and source_id in actors else {})}
         for source_id, text in texts])
     analysis_drain()
     retain_drain(embed=False)
@@ -55,6 +56,15 @@ def test_the_memories_of_a_misspelled_name_are_found_through_its_entity() -> Non
                ("hers", "Anya Petrova adopted a kitten.")])
     assert _source_ids("Anya Petrovna?", ("trigram", "graph")) == ["hers"]
     assert _source_ids("Anya Petrovna?", ("trigram",)) == []
+
+
+@pytest.mark.django_db
+def test_a_turn_is_found_by_its_speaker_when_its_text_does_not_name_them() -> None:
+    _remember([("t1", "I finally signed up for the pottery class."),
+               ("t2", "I finally signed up for the pottery class.")],
+              actors={"t1": "Melanie", "t2": "Caroline"})
+    assert _source_ids("Did Caroline sign up for pottery?", ("fulltext",))[0] == "t2"
+    assert _source_ids("Did Melanie sign up for pottery?", ("fulltext",))[0] == "t1"
 
 
 def test_similarities_are_centred_per_language() -> None:
