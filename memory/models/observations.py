@@ -5,7 +5,6 @@ memory.services.observations; the Retain Job moves them out of `pending`."""
 from __future__ import annotations
 
 from django.contrib.postgres.fields import ArrayField
-from django.contrib.postgres.indexes import GinIndex
 from django.db import models
 from django.db.models.fields.json import KeyTextTransform
 from ulid import ULID
@@ -75,7 +74,6 @@ class Observation(models.Model):
             models.Index(fields=["category", "target_namespace"], name="memory_obs_category"),
             models.Index(fields=["target_namespace", "id"], name="memory_obs_namespace"),
             models.Index(fields=["timestamp"], name="memory_obs_timestamp"),
-            GinIndex(fields=["event_ids"], name="memory_obs_event_ids"),
             models.Index(KeyTextTransform("counterpart", "payload_typed"),
                          condition=models.Q(category="interaction"),
                          name="memory_obs_counterpart"),

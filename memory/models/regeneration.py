@@ -26,7 +26,9 @@ class RegenerationRequest(models.Model):
             models.UniqueConstraint(fields=["entity"], condition=models.Q(consumed_at=None),
                                     name="regeneration_one_open"),
         ]
-        indexes = [models.Index(fields=["entity", "-requested_at"], name="regeneration_entity")]
+        # The entity alone (its foreign key's lookups): requested_at out of the index, so the
+        # Retain Job's upsert of an open request can be a HOT update.
+        indexes = [models.Index(fields=["entity"], name="regeneration_entity")]
 
     def __str__(self) -> str:
         return f"regenerate {self.entity_id} ({', '.join(self.reasons)})"
