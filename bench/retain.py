@@ -279,17 +279,28 @@ def _retain() -> dict[str, Any]:
             spent[0] += 1
             spent[1] += time.perf_counter() - started
 
-    backend = _backend_cpu()
+    backend, wal = _backend_cpu(), _wal_lsn()
     started, cpu = time.perf_counter(), time.process_time()
     with connection.execute_wrapper(count):
         report = retain_drain(embed=False)
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     backend = _backend_cpu() - backend
+    wal = _wal_lsn() - wal
     return {"observations": report.processed, "seconds": seconds,
             "rate": report.processed / seconds, "created": Entity.objects.count() - before,
             "relations": Relation.objects.count(), "routes": observation_routes(),
             "statuses": dict(report.chunks.statuses), "conflicts": report.chunks.conflicts,
-            "statements": statements[0], "cpu": cpu, "backend": backend}
+            "statements": statements[0], "cpu": cpu, "backend": backend, "wal": wal}
+
+
+def _wal_lsn() -> int:
+    """The server's WAL insert position in bytes (the run's WAL volume: the rows and index
+    entries it wrote, a figure the machine's load does not blur)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_current_wal_insert_lsn() - '0/0'::pg_lsn")
+        return int(cursor.fetchone()[0])
 
 
 def _backend_cpu() -> float:
@@ -407,6 +418,7 @@ def main() -> None:
           f"({result['backend'] / n * 1e6:,.0f} µs) "
           f"({result['observations'] / max(result['cpu'] + result['backend'], 1e-9):,.0f} "
           f"observations per CPU second of both: the figure to compare under load); "
+          f"WAL {result['wal'] / n:,.0f} bytes an observation; "
           f"load average {_load()}", flush=True)
     if args.statements:
         _statements_print(args.statements)
