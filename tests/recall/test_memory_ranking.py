@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 
 from insight.services.analysis import analysis_drain
-from memory.recall.fusion import Candidate, language_centred
+from memory.recall.fusion import Candidate, Ref, language_centred
 from memory.selectors import recall_terms
 from memory.services.memories import memories_remember
 from memory.services.recall import recall_run
@@ -70,7 +70,7 @@ def test_a_turn_is_found_by_its_speaker_when_its_text_does_not_name_them() -> No
 def test_similarities_are_centred_per_language() -> None:
     candidates = [Candidate(("memory", 1), 0.90), Candidate(("memory", 2), 0.86),
                   Candidate(("memory", 3), 0.80), Candidate(("memory", 4), 0.70)]
-    languages = {("memory", 1): "fr", ("memory", 2): "fr", ("memory", 3): "en",
+    languages: dict[Ref, str] = {("memory", 1): "fr", ("memory", 2): "fr", ("memory", 3): "en",
                  ("memory", 4): "en"}
     centred = language_centred(candidates, languages)
     # fr mean 0.88, en mean 0.75: 1 -> +0.02, 2 -> -0.02, 3 -> +0.05, 4 -> -0.05
@@ -78,5 +78,6 @@ def test_similarities_are_centred_per_language() -> None:
                                         ("memory", 4)]
     assert [round(c.score, 6) for c in centred] == [0.05, 0.02, -0.02, -0.05]
     # one language: a shift only, the order is kept
-    same = language_centred(candidates, {c.ref: "en" for c in candidates})
+    one: dict[Ref, str] = {c.ref: "en" for c in candidates}
+    same = language_centred(candidates, one)
     assert [c.ref for c in same] == [c.ref for c in candidates]
