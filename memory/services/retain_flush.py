@@ -7,6 +7,7 @@ GREATEST of times), never overwritten with values read earlier, so a concurrent 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -52,8 +53,16 @@ _EMBEDDING_INSERT = (
     + json_rows("id bigint", "ns bigint", "text varchar", "dedup varchar") + " AS v")
 
 
+def _with_headroom(state: EntityState, config: DecayConfig) -> EntityState:
+    """The entity after `strength_bound_recalls` more recalls: its strength bounds the
+    strength of this one until then (memory.models.graph)."""
+    return dataclasses.replace(
+        state, retrieval_count=state.retrieval_count + config.retain.strength_bound_recalls)
+
+
 def _new_entity(node: Node, config: DecayConfig) -> tuple[Any, ...]:
-    """An entity's row, as `_ENTITY_INSERT` reads it (what `Entity(...)` would store)."""
+    """An entity's row, as `_ENTITY_INSERT` reads it (what `Entity(...)` would store, but
+    for its strength: a bound, `_with_headroom`)."""
     namespace = node.namespace
     state = EntityState(base=node.base, half_life_days=node.half_life_days, valence=node.valence,
                         retrieval_count=node.retrieval_count, route=node.route, pinned=node.pinned)
@@ -61,7 +70,8 @@ def _new_entity(node: Node, config: DecayConfig) -> tuple[Any, ...]:
             [*node.aliases, *node.aliases_added], namespace.memory_type, namespace.referent,
             node.base, node.half_life_days, node.valence, node.retrieval_count,
             node.last_reinforced_at, node.pinned, node.route, node.status,
-            float_text(strength_after(state, dt_days=0.0, config=config)), node.created_at)
+            float_text(strength_after(_with_headroom(state, config), dt_days=0.0, config=config)),
+            node.created_at)
 
 
 def _entities(cache: GraphCache, writes: ChunkWrites, config: DecayConfig) -> None:
@@ -95,14 +105,18 @@ def _entities(cache: GraphCache, writes: ChunkWrites, config: DecayConfig) -> No
 def _reinforcements(cache: GraphCache, config: DecayConfig) -> None:
     """Recalls by increment, on the values the rows hold now: they are read and locked
     first (a recall or a feedback another writer committed since the chunk's read is kept),
-    then each row is written once with its strength (one new row version, not two)."""
+    then each row is written once (one new row version, not two). The stored strength is
+    only an upper bound (memory.models.graph): it is rewritten when the recall's strength
+    is above it (or it is unset), with the strength the entity would have after
+    `strength_bound_recalls` more recalls, and otherwise left, so that the row's indexed
+    columns do not change and its new version can be a HOT update (no index entries)."""
     nodes = sorted((n for n in cache.nodes.values() if n.reinforcements and not n.new),
                    key=lambda n: _id(n))
     if not nodes:
         return
     rows = _execute(
         "SELECT id, base, half_life_days, valence, pos, neg, retrieval_count, route, pinned, "
-        "last_reinforced_at FROM memory_entity WHERE id = ANY(%b::bigint[]) "
+        "last_reinforced_at, strength FROM memory_entity WHERE id = ANY(%b::bigint[]) "
         "AND status = 'active' ORDER BY id FOR UPDATE",
         [[n.id for n in nodes]], binary=True)
     if not rows:
@@ -110,7 +124,7 @@ def _reinforcements(cache: GraphCache, config: DecayConfig) -> None:
     by_id = {n.id: n for n in nodes}
     latest = max(n.reinforced_at for n in nodes if n.reinforced_at)
     values = []
-    for pk, base, half, valence, pos, neg, count, route, pinned, last in rows:
+    for pk, base, half, valence, pos, neg, count, route, pinned, last, stored in rows:
         node = by_id[pk]
         assert node.reinforced_at is not None
         count += node.reinforcements
@@ -118,13 +132,17 @@ def _reinforcements(cache: GraphCache, config: DecayConfig) -> None:
         state = EntityState(base=base, half_life_days=half, valence=valence, pos=pos, neg=neg,
                             retrieval_count=count, route=route, pinned=pinned)
         strength = entity_strength(state, last_reinforced_at=last, now=latest, config=config)
-        values.append((pk, node.reinforcements, node.reinforced_at, float_text(strength)))
+        bound = None if stored is not None and strength <= stored else float_text(
+            entity_strength(_with_headroom(state, config), last_reinforced_at=last,
+                            now=latest, config=config))
+        values.append((pk, node.reinforcements, node.reinforced_at, bound))
     _execute(
         "UPDATE memory_entity AS e SET retrieval_count = e.retrieval_count + v.k, "
         "last_reinforced_at = GREATEST(e.last_reinforced_at, v.t), "
-        "strength = v.s, strength_evaluated_at = %s FROM "
-        + json_rows("id bigint", "k int", "t timestamptz", "s float8") + " AS v "
-        "WHERE e.id = v.id",
+        "strength = COALESCE(v.b, e.strength), "
+        "strength_evaluated_at = CASE WHEN v.b IS NULL THEN e.strength_evaluated_at ELSE %s END "
+        "FROM " + json_rows("id bigint", "k int", "t timestamptz", "b float8")
+        + " AS v WHERE e.id = v.id",
         [latest, json_param(values)])
 
 

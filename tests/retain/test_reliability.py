@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -163,9 +164,11 @@ def test_layer_3_consumes_the_regeneration_requests() -> None:
 
 
 def test_a_row_changed_between_the_chunks_read_and_its_write_keeps_the_change(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, swap_config: Any) -> None:
     """Recalls are increments and the strength they produce is computed from what the row
-    holds at the write: a recall or a feedback another writer made meanwhile is kept."""
+    holds at the write: a recall or a feedback another writer made meanwhile is kept
+    (no headroom: the stored strength is the exact one)."""
+    swap_config(retain_config(strength_bound_recalls=0))
     key = "world:person:alice-martin"
     submit(commit("Alice Martin", "cortex", "feat: a", at=T0))
     retain()
@@ -188,7 +191,8 @@ def test_a_row_changed_between_the_chunks_read_and_its_write_keeps_the_change(
                                              now=T0 + timedelta(days=2), config=config_get())
 
 
-def test_a_recall_in_a_chunk_stores_the_strength_it_produces() -> None:
+def test_a_recall_in_a_chunk_stores_the_strength_it_produces(swap_config: Any) -> None:
+    swap_config(retain_config(strength_bound_recalls=0))
     key = "world:person:alice-martin"
     submit(commit("Alice Martin", "cortex", "feat: a", at=T0),
            commit("Alice Martin", "cortex", "feat: b", at=T0 + timedelta(days=1)))
@@ -205,6 +209,34 @@ def test_a_recall_in_a_chunk_stores_the_strength_it_produces() -> None:
                         pinned=alice.pinned)
     assert alice.strength == entity_strength(state, last_reinforced_at=T0 + timedelta(days=3),
                                              now=T0 + timedelta(days=4), config=config_get())
+
+
+def test_a_recall_stores_a_bound_with_headroom_and_leaves_one_it_stays_under() -> None:
+    """The stored strength is the strength after `strength_bound_recalls` more recalls; a
+    recall that stays under it leaves it (and its evaluation time); it bounds the strength
+    from above."""
+    headroom = config_get().retain.strength_bound_recalls
+    assert headroom > 0
+    key = "world:person:alice-martin"
+    submit(commit("Alice Martin", "cortex", "feat: a", at=T0))
+    retain()
+    alice = Entity.objects.get(key=key)
+    state = EntityState(base=alice.base, half_life_days=alice.half_life_days,
+                        valence=alice.valence, retrieval_count=alice.retrieval_count + headroom,
+                        route=alice.route, pinned=alice.pinned)
+    bound = entity_strength(state, last_reinforced_at=T0, now=T0, config=config_get())
+    assert alice.strength == bound
+    exact = dataclasses.replace(state, retrieval_count=alice.retrieval_count)
+    assert entity_strength(exact, last_reinforced_at=T0, now=T0, config=config_get()) < bound
+    submit(commit("Alice Martin", "cortex", "feat: b", at=T0 + timedelta(days=2)))
+    retain()
+    again = Entity.objects.get(key=key)
+    assert again.retrieval_count == alice.retrieval_count + 1
+    assert (again.strength, again.strength_evaluated_at) == (bound, alice.strength_evaluated_at)
+    now = dataclasses.replace(state, retrieval_count=again.retrieval_count)
+    assert again.strength is not None
+    assert entity_strength(now, last_reinforced_at=again.last_reinforced_at,
+                           now=T0 + timedelta(days=2), config=config_get()) <= again.strength
 
 
 def test_an_observation_is_stored_with_the_order_key_the_retain_job_would_give_it() -> None:
