@@ -5,9 +5,10 @@ runs offline afterwards (memory.services.embeddings)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TypeVar
 
 from memory.config import DecayConfig, TaxonomySection
 from memory.decay.formulas import (
@@ -75,7 +76,6 @@ class _Described:
     KEPT = 50_000
 
     def __init__(self, taxonomy: TaxonomySection) -> None:
-        self.taxonomy = taxonomy  # kept alive, so that its id is not reused
         self.known: dict[str, bool] = {}
         self.literal: set[str] = set()
         self.wild: dict[int, list[tuple[str, ...]]] = {}
@@ -105,19 +105,28 @@ class _Described:
                    for pattern in wild)
 
 
-# id(taxonomy) -> what it describes (a config never changes; tests swap a few).
-_DESCRIBED: dict[int, _Described] = {}
+# id(owner) -> (owner, what was built for it): a config never changes once loaded; tests swap
+# a few. The owner is kept alive, so that its id is not reused.
 _CONFIGS_KEPT = 8
+_Kept = TypeVar("_Kept")
+
+
+def _kept_for(cache: dict[int, tuple[object, _Kept]], owner: object,
+              make: Callable[[], _Kept]) -> _Kept:
+    held = cache.get(id(owner))
+    if held is None or held[0] is not owner:
+        if len(cache) >= _CONFIGS_KEPT:
+            cache.clear()
+        held = cache[id(owner)] = (owner, make())
+    return held[1]
+
+
+_DESCRIBED: dict[int, tuple[object, _Described]] = {}
 
 
 def describer_for(config: DecayConfig) -> _Described:
     taxonomy = config.taxonomy
-    describer = _DESCRIBED.get(id(taxonomy))
-    if describer is None or describer.taxonomy is not taxonomy:
-        if len(_DESCRIBED) >= _CONFIGS_KEPT:
-            _DESCRIBED.clear()
-        describer = _DESCRIBED[id(taxonomy)] = _Described(taxonomy)
-    return describer
+    return _kept_for(_DESCRIBED, taxonomy, lambda: _Described(taxonomy))
 
 
 def described(config: DecayConfig, path: str) -> bool:
@@ -150,16 +159,11 @@ class _Shapes:
         return shape
 
 
-_SHAPES: dict[int, _Shapes] = {}
+_SHAPES: dict[int, tuple[object, _Shapes]] = {}
 
 
 def shapes_for(config: DecayConfig) -> _Shapes:
-    shapes = _SHAPES.get(id(config))
-    if shapes is None or shapes.config is not config:
-        if len(_SHAPES) >= _CONFIGS_KEPT:
-            _SHAPES.clear()
-        shapes = _SHAPES[id(config)] = _Shapes(config)
-    return shapes
+    return _kept_for(_SHAPES, config, lambda: _Shapes(config))
 
 
 class ObservationStep:
