@@ -81,7 +81,7 @@ def _entity_where(scope: Scope, alias: str = "e") -> tuple[str, list[Any]]:
     return " AND ".join(clauses), params
 
 
-def _memory_where(scope: Scope, alias: str = "m") -> tuple[str, list[Any]]:
+def memory_where(scope: Scope, alias: str = "m") -> tuple[str, list[Any]]:
     clauses: list[str] = ["TRUE"]
     params: list[Any] = []
     if scope.filters.project:
@@ -155,7 +155,7 @@ def fulltext_facts(*, text: TextQuery, scope: Scope, limit: int) -> list[Candida
 
 
 def _memories_sql(text: TextQuery, scope: Scope, limit: int) -> Statement:
-    where, params = _memory_where(scope)
+    where, params = memory_where(scope)
     weights = text.weights.get("memories")
     k1, b = text.bm25
     score, score_params = (bm25_sql("m.search", weights, k1=k1, b=b) if weights is not None
@@ -165,11 +165,6 @@ def _memories_sql(text: TextQuery, scope: Scope, limit: int) -> Statement:
             WHERE m.search @@ %s::tsquery AND {where}
             ORDER BY 2 DESC, m.id LIMIT %s""",
         [*score_params, text.matching("memories"), *params, limit])
-
-
-def fulltext_memories(*, text: TextQuery, scope: Scope, limit: int) -> list[Candidate]:
-    """Memories by text, best first: (memory id, rank)."""
-    return _candidates(_rows(*_memories_sql(text, scope, limit)))
 
 
 def _compiled_sql(text: TextQuery, scope: Scope, limit: int) -> Statement:
@@ -571,7 +566,7 @@ def vector_names(*, vector: Sequence[float], scope: Scope, limit: int,
 
 
 def _vector_memories_sql(literal: str, scope: Scope, limit: int) -> Statement:
-    where, params = _memory_where(scope)
+    where, params = memory_where(scope)
     return (
         f"""SELECT m.id, 1 - (v.vector <=> %s::vector) FROM memory_memoryembedding v
             JOIN memory_memory m ON m.id = v.memory_id

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from django.db import connection
 
 from memory.recall.fusion import Candidate
-from memory.selectors.recall import Scope, _memory_where, vector_literal
+from memory.selectors.recall import Scope, memory_where, vector_literal
 
 
 def memories_mentioning(*, seeds: Mapping[int, float], scope: Scope, limit: int,
@@ -26,7 +26,7 @@ def memories_mentioning(*, seeds: Mapping[int, float], scope: Scope, limit: int,
     entity merged into a seed counts for the seed."""
     if not seeds:
         return []
-    where, params = _memory_where(scope)
+    where, params = memory_where(scope)
     nearest = ("min(v.vector <=> %s::vector) NULLS LAST" if vector is not None
                else "max(m.occurred_at) DESC")
     join = ("LEFT JOIN memory_memoryembedding v ON v.memory_id = m.id"
