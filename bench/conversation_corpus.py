@@ -104,8 +104,10 @@ def _fact_lines(person: Person, session: int) -> list[tuple[str, str]]:
     return lines
 
 
-def conversations_make(*, sessions: int, turns: int, people: int, seed: int
-                       ) -> tuple[list[Turn], list[Question]]:
+def conversations_make(*, sessions: int, turns: int, people: int, seed: int,
+                       speaker_in_text: bool = True) -> tuple[list[Turn], list[Question]]:
+    """`speaker_in_text=False`: a turn's text is only what was said (its speaker is the
+    turn's `speaker`, posted as the memory's actor), as in most conversation datasets."""
     rng = random.Random(seed)
     cast = _people(rng, people, sessions)
     start = datetime(2025, 1, 6, 19, 0, tzinfo=UTC)
@@ -122,8 +124,9 @@ def conversations_make(*, sessions: int, turns: int, people: int, seed: int
                 speaker.said.setdefault(fact, f"s{s}-t{t}")
             else:
                 text = rng.choice(SMALL_TALK)
-            out.append(Turn(source_id=f"s{s}-t{t}", speaker=speaker.name,
-                            text=f"{speaker.name}: {text}", at=at + timedelta(minutes=t)))
+            said = f"{speaker.name}: {text}" if speaker_in_text else text
+            out.append(Turn(source_id=f"s{s}-t{t}", speaker=speaker.name, text=said,
+                            at=at + timedelta(minutes=t)))
     return out, _questions(cast)
 
 

@@ -18,7 +18,8 @@ embedding pass is the long part.
 `--conversations`: long multi-session conversations between invented people
 (bench/conversation_corpus.py), each turn posted as a memory with its turn id as
 `source_id`; questions (single-hop, multi-hop, temporal) scored by recall@5 and @10 of their
-evidence turns, with the same ablation.
+evidence turns, with the same ablation. `--bare-turns` posts each turn's text without its
+speaker's name (the speaker is only the memory's actor), as most conversation datasets do.
 """
 
 from __future__ import annotations
@@ -233,8 +234,10 @@ def _evaluate_questions(questions: list[Question], *, label: str, config: Any,
 
 def run_conversations(sessions: int, turns: int, people: int, seed: int,
                       embed: bool, reuse: bool = False,
-                      vector_weights: tuple[float, ...] = ()) -> dict[str, Any]:
-    name = f"{BENCH_DB}_conv_{sessions}_{turns}_{people}_{seed}_{'v' if embed else 'nv'}"
+                      vector_weights: tuple[float, ...] = (), bare: bool = False
+                      ) -> dict[str, Any]:
+    name = (f"{BENCH_DB}_conv_{sessions}_{turns}_{people}_{seed}_{'v' if embed else 'nv'}"
+            + ("_bare" if bare else ""))
     os.environ["DATABASE_URL"], kept = _database(name, reuse)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")
     import django
@@ -244,7 +247,7 @@ def run_conversations(sessions: int, turns: int, people: int, seed: int,
     from memory.config import config_get
 
     dialogue, questions = conversations_make(sessions=sessions, turns=turns, people=people,
-                                             seed=seed)
+                                             seed=seed, speaker_in_text=not bare)
     memories = [{"source_id": t.source_id, "text": t.text, "actor": t.speaker,
                  "occurred_at": t.at.isoformat()} for t in dialogue]
     kept = kept and _complete(len(memories), embed, name)
@@ -254,12 +257,14 @@ def run_conversations(sessions: int, turns: int, people: int, seed: int,
                                 use_strength=strength, now=clock.now())
             for label, cfg, on, strength in _variants(config, embed, vector_weights)]
     return {"turns": len(dialogue), "sessions": sessions, "questions": len(questions),
+            "bare": bare,
             "times": times, "rows": rows}
 
 
 def _print_conversations(result: dict[str, Any]) -> None:
     times = ", ".join(f"{k} {v:.1f}" for k, v in result["times"].items())
-    print(f"\nconversations: {result['sessions']} sessions, {result['turns']:,} turns, "
+    bare = " (bare turns: the speaker only as the actor)" if result.get("bare") else ""
+    print(f"\nconversations{bare}: {result['sessions']} sessions, {result['turns']:,} turns, "
           f"{result['questions']} questions ({times})")
     kinds = sorted(k for k in result["rows"][0] if k.endswith("@10") and k != "recall@10")
     print(f"{'variant':<22} {'R@5':>6} {'R@10':>6} " + " ".join(f"{k:>13}" for k in kinds))
@@ -293,6 +298,9 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=200)
     parser.add_argument("--turns", type=int, default=60, help="turns per session")
     parser.add_argument("--people", type=int, default=12)
+    parser.add_argument("--bare-turns", action="store_true",
+                        help="conversations: a turn's text without its speaker's name (the "
+                             "speaker is only the memory's actor), as most datasets post it")
     parser.add_argument("--reuse", action="store_true",
                         help="keep the corpus a previous run consolidated and embedded "
                              "(one database per size, seed and --no-embed)")
@@ -304,7 +312,7 @@ def main() -> None:
     weights = tuple(args.vector_weights)
     if args.one is not None:
         result = (run_conversations(args.sessions, args.turns, args.people, args.seed, embed,
-                                    args.reuse, weights)
+                                    args.reuse, weights, args.bare_turns)
                   if args.conversations
                   else run_one(args.one, args.plants, args.seed, embed, args.reuse, weights))
         print(json.dumps(result))

@@ -17,6 +17,7 @@ from insight.analyzers.events import draft, occurred_at, payload
 from insight.analyzers.sentiment import sentiment_of
 from insight.analyzers.text import excerpt, language_of
 from memory.config import config_get
+from memory.retain.memories import SPEAKER
 from memory.retain.mentions import MentionLexicon, claims_extract, mentions_extract
 from memory.retain.text import normalize
 from memory.services.memories import MEMORY_STREAM
@@ -54,6 +55,13 @@ def author(event: Event) -> dict[str, str]:
     return {"name": str(event.get("actor") or source), "role": "author"}
 
 
+def speaker(event: Event, poster: Mapping[str, str]) -> dict[str, str] | None:
+    """Who said it, when it is not who posted it (a conversation's turn an agent posts): the
+    memory names them too, since a speaker rarely says their own name ("I moved to Porto")."""
+    name = " ".join(str(event.get("actor") or "").split())
+    return {"name": name, "role": SPEAKER} if name and name != poster["name"] else None
+
+
 def _observe(event: Event) -> ObservationDraft | None:
     body = payload(event)
     text = body.get("text")
@@ -65,12 +73,14 @@ def _observe(event: Event) -> ObservationDraft | None:
     claims = claims_extract(text, mentions, lexicon=lexicon)
     language = language_of(text)
     sentiment, score = sentiment_of(text, language)
+    poster = author(event)
+    said_by = speaker(event, poster)
     return draft(
         event,
         category=CATEGORY,
         target_namespace=config_get().memories.namespace,
         topic=excerpt(text),
-        actors=(author(event),),
+        actors=(poster, said_by) if said_by else (poster,),
         sentiment=sentiment,
         sentiment_score=score,
         payload={

@@ -25,6 +25,8 @@ from memory.retain.registry import handler_register
 CATEGORY = "memory"
 PROJECT_REF = "project"
 AUTHOR_REF = "author"
+SPEAKER_REF = "speaker"
+SPEAKER = "speaker"  # the actor's role: who said it, when someone else posted it
 
 
 observation_schema_register(CATEGORY, {
@@ -75,6 +77,9 @@ def memory(view: ObservationView) -> Extraction:
                                    name=project, role="project"))
     for actor in view.actors[:1]:
         entities.append(actor_entity(actor, ref=AUTHOR_REF, namespace="world:person"))
+    for actor in view.actors[1:2]:
+        if actor.get("role") == SPEAKER:
+            entities.append(actor_entity(actor, ref=SPEAKER_REF, namespace="world:person"))
     refs = {spec.ref for spec in entities}
     facts = []
     for claim in _list(view, "claims"):

@@ -12,7 +12,7 @@ from django.db import connection
 
 from memory import clock
 from memory.config import DecayConfig
-from memory.retain.memories import PROJECT_REF, mention_ref
+from memory.retain.memories import PROJECT_REF, SPEAKER, SPEAKER_REF, mention_ref
 from memory.retain.mentions import UNKNOWN
 from memory.services.retain_graph import GraphCache
 from memory.services.retain_writes import ChunkWrites, MemoryWrite
@@ -77,12 +77,14 @@ def _mention_rows(write: MemoryWrite, memory_id: int, cache: GraphCache,
         rows.setdefault((node.id, role), (memory_id, node.id, role,
                                           str(mention.get("name") or "")[:300],
                                           str(mention.get("value") or "")[:64]))
-    project_key = write.keys.get(PROJECT_REF)
-    if project_key is not None and cache.nodes[project_key].id is not None:
-        node_id = cache.nodes[project_key].id
-        assert node_id is not None
-        rows.setdefault((node_id, "project"), (memory_id, node_id, "project",
-                                               write.view.text("project")[:300], ""))
+    speaker = next((a.get("name", "") for a in write.view.actors if a.get("role") == SPEAKER),
+                   "")
+    for ref, role, surface in ((PROJECT_REF, "project", write.view.text("project")),
+                               (SPEAKER_REF, SPEAKER, speaker)):
+        key = write.keys.get(ref)
+        named = cache.nodes[key] if key is not None else None
+        if named is not None and named.id is not None:
+            rows.setdefault((named.id, role), (memory_id, named.id, role, surface[:300], ""))
     return list(rows.values())
 
 

@@ -67,6 +67,20 @@ def test_a_turn_is_found_by_its_speaker_when_its_text_does_not_name_them() -> No
     assert _source_ids("Did Melanie sign up for pottery?", ("fulltext",))[0] == "t1"
 
 
+@pytest.mark.django_db
+def test_a_persons_own_words_are_found_through_them_by_the_graph_strategy() -> None:
+    # A speaker rarely says their own name; who said a memory is one of the entities it
+    # names (not the agent that posted it), so the graph strategy reads their turns.
+    _remember([("t1", "I moved to a new flat last week."),
+               ("t2", "I moved to a new flat last week."),
+               ("t3", "Caroline is coming over tonight.")],
+              actors={"t1": "Melanie", "t2": "Caroline"})
+    # (the graph's seeds are the entities found by name: trigram here, full-text would
+    # find the turns by their speaker itself)
+    assert sorted(_source_ids("Where did Caroline move?", ("trigram", "graph"))) == ["t2", "t3"]
+    assert _source_ids("Where did Melanie move?", ("trigram", "graph")) == ["t1"]
+
+
 def test_similarities_are_centred_per_language() -> None:
     candidates = [Candidate(("memory", 1), 0.90), Candidate(("memory", 2), 0.86),
                   Candidate(("memory", 3), 0.80), Candidate(("memory", 4), 0.70)]
