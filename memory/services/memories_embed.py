@@ -4,13 +4,16 @@ vector here, oldest first, a batch at a time (each batch commits on its own)."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from typing import Any
+
 from django.db import connection
 
 from memory import clock
 from memory.config import DecayConfig, config_get
 from memory.models.embeddings import EMBEDDING_DIMENSION
 from memory.models.memories import Memory
-from memory.retain.embedders import embedder_get
+from memory.retain.embedders import Embedder, embedder_get
 
 # The model reads at most 512 tokens: more text changes nothing but the time it takes.
 MAX_EMBEDDED_CHARS = 2000
@@ -28,6 +31,27 @@ WITH v AS (
 )
 UPDATE memory_memory SET embedded = true WHERE id IN (SELECT memory_id FROM stored)
 """
+
+
+# The same words give the same vector: a conversation repeats its small talk ("ok",
+# "thanks", "how was your weekend?") thousands of times, and each was embedded again.
+RECENT_TEXTS = 20_000
+_recent: OrderedDict[tuple[str, str], Any] = OrderedDict()  # (model id, text) -> vector
+
+
+def _embedded(embedder: Embedder, texts: list[str]) -> list[Any]:
+    """One vector per text, each distinct text embedded once (the most recent ones kept)."""
+    model = embedder.model_id
+    missing = list(dict.fromkeys(t for t in texts if (model, t) not in _recent))
+    if missing:
+        _recent.update(zip(((model, t) for t in missing), embedder.embed(missing), strict=True))
+    vectors = []
+    for text in texts:
+        _recent.move_to_end((model, text))
+        vectors.append(_recent[(model, text)])
+    while len(_recent) > RECENT_TEXTS:
+        _recent.popitem(last=False)
+    return vectors
 
 
 def _vector_text(row: object) -> str:
@@ -49,7 +73,7 @@ def memory_embed_pending(*, config: DecayConfig | None = None, limit: int | None
                     .values_list("id", "text")[:take])
         if not rows:
             break
-        vectors = embedder.embed([text[:MAX_EMBEDDED_CHARS] for _, text in rows])
+        vectors = _embedded(embedder, [text[:MAX_EMBEDDED_CHARS] for _, text in rows])
         with connection.cursor() as cursor:
             cursor.execute(_STORE, [[pk for pk, _ in rows], [_vector_text(v) for v in vectors],
                                     embedder.model_id, embedder.dimension, clock.now()])

