@@ -411,6 +411,7 @@ def _trigram_ranked_sql(scope: Scope, limit: int, least: Statement,
     resolved row by row through its primary key), of the rows whose similarity is at least
     `least` (SQL and its parameters), only when `gate` (an SQL condition) holds."""
     where, params = _entity_where(scope)
+    kept, kept_params = _project_rows(scope)
     return (
         f"""SELECT r.id, max(t.sim),
                    'name: ' || (array_agg(t.normalized ORDER BY t.sim DESC))[1]
@@ -419,9 +420,22 @@ def _trigram_ranked_sql(scope: Scope, limit: int, least: Statement,
                 SELECT e.id FROM memory_entity e0
                 JOIN memory_entity e ON e.id = coalesce(e0.merged_into_id, e0.id)
                 WHERE e0.id = t.entity_id AND {where} OFFSET 0) AS r
-            WHERE t.sim >= {least[0]} AND {gate[0]}
+            WHERE t.sim >= {least[0]} AND {gate[0]} AND {kept}
             GROUP BY r.id ORDER BY 2 DESC, 1 LIMIT %s""",
-        [*params, *least[1], *gate[1], limit])
+        [*params, *least[1], *gate[1], *kept_params, limit])
+
+
+def _project_rows(scope: Scope) -> Statement:
+    """Under a project, the `near` rows that can name one of its entities, before each is
+    resolved: an alias's entity in the project, or merged (it may resolve into one). The
+    others cannot pass the filter (an unmerged entity resolves to itself), and resolving
+    them cost a recall in a project most of its time (thousands of rows, two index reads
+    each)."""
+    if scope.project_entities is None:
+        return "TRUE", []
+    return ("(t.entity_id = ANY(%s) OR t.entity_id IN ("
+            "SELECT m.id FROM memory_entity m WHERE m.merged_into_id IS NOT NULL))",
+            [list(scope.project_entities)])
 
 
 # The kept rows a ranking first reads: those of the best entities, this many times the
@@ -429,11 +443,20 @@ def _trigram_ranked_sql(scope: Scope, limit: int, least: Statement,
 CUT_ENTITIES = 2
 
 
-def _unfiltered(scope: Scope) -> bool:
-    """No filter on the entities but their status (and time): a cut then rarely misses."""
+def _cut_rows(scope: Scope, rows: Sequence[tuple[int, str, float]]
+              ) -> Sequence[tuple[int, str, float]] | None:
+    """The kept rows a cut is chosen from, or None for no cut: all of them with no filter on
+    the entities but their status (and time), the project's own under a project (a cut
+    chosen from all would rarely keep `limit` of its entities); none under another filter,
+    which Python cannot tell. Any cut gives the same list (trigram_cut), this only decides
+    how often the first reading is enough."""
     filters = scope.filters
-    return scope.project_entities is None and not (filters.namespace or filters.memory_type
-                                                   or filters.referent)
+    if filters.namespace or filters.memory_type or filters.referent:
+        return None
+    if scope.project_entities is None:
+        return rows
+    project = set(scope.project_entities)
+    return [row for row in rows if row[0] in project]
 
 
 def trigram_cut(rows: Sequence[tuple[int, str, float]], *, limit: int,
@@ -495,8 +518,9 @@ def text_candidates(*, text: TextQuery | None, query: str, scope: Scope, limit: 
     if grams and trigram_threshold is not None:
         settings_hold(trigram_settings(trigram_threshold))
         near, kept_version, fresh, kept = _near_sql(grams, trigram_threshold)
-        cut = (trigram_cut(kept, limit=limit, threshold=trigram_threshold)
-               if _unfiltered(scope) else trigram_threshold)
+        cut_rows = _cut_rows(scope, kept)
+        cut = (trigram_cut(cut_rows, limit=limit, threshold=trigram_threshold)
+               if cut_rows is not None else trigram_threshold)
         cut_ctes, ranked = _trigram_kept_sql(scope, limit, trigram_threshold, cut)
         ctes += [near, *cut_ctes]
         parts += [

@@ -115,3 +115,21 @@ def test_the_kept_rows_reach_postgresql_as_they_are() -> None:
                         strategies._array_text(similarities)])
         assert cursor.fetchone() == (texts, numbers, [0.6363636255264282, 1.0,
                                                        0.3499999940395355])
+
+
+def test_under_a_project_the_cut_and_the_early_drop_answer_as_the_whole_ranking() -> None:
+    people, _near = _people()
+    # the project holds every other entity, and the nearest one's alias entity merged into
+    # one of them: its rows must still count (resolved), the others' be dropped unresolved
+    project = tuple(p.pk for p in people[1::2])
+    Entity.objects.filter(pk=people[0].pk).update(merged_into=people[3],
+                                                  status=EntityStatus.MERGED)
+    scope = Scope(filters=RecallFilters(project="shop"), at=NOW, temporal=False,
+                  project_entities=project)
+    threshold = _threshold()
+    read = [strategies.text_candidates(text=None, query=QUERY, scope=scope, limit=LIMIT,
+                                       trigram_threshold=threshold).trigram for _ in range(2)]
+    alone = strategies.trigram_names(query=QUERY, scope=scope, limit=LIMIT, threshold=threshold)
+    assert read[0] == read[1] == alone
+    assert [c.ref for c in alone][0] == people[3].pk  # through the merged alias entity
+    assert {c.ref for c in alone} <= set(project)
