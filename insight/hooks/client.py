@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import SplitResult, urlsplit
@@ -36,27 +37,59 @@ def dumps(value: Any) -> bytes:
 
 
 def post_json(url: str, body: Any, *, token: str, timeout: float) -> Reply:
+    return post_start(url, body, token=token, timeout=timeout).reply()
+
+
+class Pending:
+    """A request on its way: to a local Cortex it is sent already (Cortex works on it while
+    the hook does the rest of its work), its answer read by `reply()` before the deadline."""
+
+    def __init__(self, answer: Callable[[], Reply]) -> None:
+        self._answer = answer
+
+    def reply(self) -> Reply:
+        return self._answer()
+
+
+def post_start(url: str, body: Any, *, token: str, timeout: float) -> Pending:
+    """POST `body` now when Cortex is local (otherwise on `reply()`); the answer must come
+    within `timeout` seconds of this call."""
     data = dumps(body)
     parts = urlsplit(url)
     if parts.scheme == "http" and parts.hostname in _LOCAL:
-        return _post_local(parts, data, token=token, timeout=timeout)
-    return _post_urllib(url, data, token=token, timeout=timeout)
+        return _start_local(parts, data, token=token, timeout=timeout)
+    deadline = time.monotonic() + timeout
+    return Pending(lambda: _post_urllib(url, data, token=token,
+                                        timeout=max(0.01, deadline - time.monotonic())))
 
 
-def _post_local(parts: SplitResult, data: bytes, *, token: str, timeout: float) -> Reply:
-    """One request on a socket of its own, answered before `timeout` seconds or not at all."""
+def _start_local(parts: SplitResult, data: bytes, *, token: str, timeout: float) -> Pending:
+    """One request on a socket of its own, sent now, answered before `timeout` seconds or
+    not at all."""
     if any(c in token for c in "\r\n"):
-        return Reply(0)
+        return Pending(lambda: Reply(0))
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     head = (f"POST {path} HTTP/1.0\r\nHost: {parts.netloc}\r\n"
             f"Content-Type: application/json\r\nAuthorization: Token {token}\r\n"
             f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n").encode("latin-1")
     deadline = time.monotonic() + timeout
-    chunks: list[bytes] = []
     try:
-        with socket.create_connection((parts.hostname or "", parts.port or 80),
-                                      timeout=timeout) as sock:
-            sock.sendall(head + data)
+        sock = socket.create_connection((parts.hostname or "", parts.port or 80),
+                                        timeout=timeout)
+    except (OSError, ValueError):  # refused, timeout, bad port
+        return Pending(lambda: Reply(0))
+    try:
+        sock.sendall(head + data)
+    except OSError:
+        sock.close()
+        return Pending(lambda: Reply(0))
+    return Pending(lambda: _read_local(sock, deadline))
+
+
+def _read_local(sock: socket.socket, deadline: float) -> Reply:
+    chunks: list[bytes] = []
+    with sock:
+        try:
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -66,8 +99,8 @@ def _post_local(parts: SplitResult, data: bytes, *, token: str, timeout: float) 
                 if not chunk:
                     break
                 chunks.append(chunk)
-    except (OSError, ValueError):  # refused, reset, timeout, bad port
-        return Reply(0)
+        except OSError:  # reset, timeout
+            return Reply(0)
     return _parsed(b"".join(chunks))
 
 

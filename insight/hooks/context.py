@@ -1,6 +1,7 @@
 """What SessionStart and UserPromptSubmit print: the context block Claude Code adds to the
-session (docs/context.md). One POST to `/api/context/` under the hook's short timeout; when
-Cortex is down, slow or refuses, nothing is printed and the session goes on."""
+session (docs/context.md). One POST to `/api/context/` under the hook's short timeout, sent
+first and read last; when Cortex is down, slow or refuses, nothing is printed and the
+session goes on."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import time
 from pathlib import PurePath
 from typing import Any
 
-from insight.hooks.client import post_json
+from insight.hooks.client import Pending, post_start
 from insight.hooks.config import HookConfig
 
 SESSION_START_BUDGET = int(os.environ.get("CORTEX_HOOK_SESSION_BUDGET") or 2000)
@@ -40,14 +41,28 @@ def context_request(event: str, hook_input: dict[str, Any]) -> dict[str, Any] | 
     return None
 
 
-def context_block(event: str, hook_input: dict[str, Any], config: HookConfig, *,
-                  deadline: float) -> str:
+def context_ask(event: str, hook_input: dict[str, Any], config: HookConfig, *,
+                deadline: float) -> Pending | None:
+    """The context request, sent now (Cortex assembles it while the hook reads the
+    transcript and flushes the spool), or None when this event asks nothing."""
     body = context_request(event, hook_input)
     timeout = min(config.timeout, deadline - time.monotonic())
     if body is None or not config.token or timeout <= 0.01:
+        return None
+    return post_start(f"{config.url}/api/context/", body, token=config.token, timeout=timeout)
+
+
+def context_text(pending: Pending | None) -> str:
+    """The block to print: Cortex's answer, or nothing when it is down, slow or refuses."""
+    if pending is None:
         return ""
-    reply = post_json(f"{config.url}/api/context/", body, token=config.token, timeout=timeout)
+    reply = pending.reply()
     if reply.status != 200 or not isinstance(reply.body, dict):
         return ""
     context = reply.body.get("context")
     return context if isinstance(context, str) else ""
+
+
+def context_block(event: str, hook_input: dict[str, Any], config: HookConfig, *,
+                  deadline: float) -> str:
+    return context_text(context_ask(event, hook_input, config, deadline=deadline))

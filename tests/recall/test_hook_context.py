@@ -79,3 +79,25 @@ def test_with_cortex_down_the_hook_prints_nothing_and_exits_cleanly(token: str,
     env = _env(tmp_path, f"http://127.0.0.1:{port}", token)
     done = _hook("UserPromptSubmit", env, prompt="how many connections does the pool hold?")
     assert done.returncode == 0 and done.stdout == b"" and b"Traceback" not in done.stderr
+
+
+def test_the_context_request_is_on_its_way_before_its_answer_is_read() -> None:
+    """The hook sends its request first and reads the answer last: Cortex works on it while
+    the hook captures the transcript."""
+    from insight.hooks.client import Reply, post_start
+
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        port = server.getsockname()[1]
+        pending = post_start(f"http://127.0.0.1:{port}/api/context/", {"query": "pool"},
+                             token="t", timeout=30)
+        conn, _ = server.accept()
+        with conn:
+            received = b""
+            while b'"pool"' not in received:
+                received += conn.recv(65536)
+            assert received.startswith(b"POST /api/context/ HTTP/1.0")
+            conn.sendall(b'HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n'
+                         b'{"context": "block"}')
+        assert pending.reply() == Reply(200, {"context": "block"})
