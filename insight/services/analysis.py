@@ -1,7 +1,7 @@
 """Running the analyzers over the events they have not read yet.
 
 Each analyzer keeps, per source, a cursor into Layer 1's commit-ordered stream
-(`event_batch_after`: no event committed late is skipped). A batch is read once for every
+(`event_reads_after`: no event committed late is skipped). A batch is read once for every
 analyzer standing at the same position, and the observations it yields are written in
 the same transaction that moves their cursors: a crash replays the batch, and replaying
 creates nothing twice (observations are idempotent on their dedup key)."""
@@ -22,7 +22,7 @@ from memory.config import config_get
 from memory.errors import Invalid
 from memory.models.events import MemoryEvent
 from memory.queueing import task_enqueue
-from memory.selectors.events import event_batch_after
+from memory.selectors.events import event_reads_after
 from memory.services.observations import observation_submit_many
 
 logger = logging.getLogger(__name__)
@@ -66,18 +66,19 @@ def event_as_dict(event: MemoryEvent, *, context: bool = False) -> dict[str, Any
 _NEEDS_PARENT = {"user.tool_result", "user.prompt", "review", "comment"}
 
 
-def _context_events(events: Sequence[MemoryEvent]) -> list[dict[str, Any]]:
-    """The parents of this batch's events, when an earlier batch held them."""
+def _context_events(events: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The parents of this batch's events (as event_reads_after reads them), when an
+    earlier batch held them."""
     wanted: set[str] = set()
     for event in events:
-        if event.subtype in _NEEDS_PARENT:
-            payload = event.payload if isinstance(event.payload, Mapping) else {}
-            wanted.update(str(v) for v in (event.correlation_parent,
+        if event["subtype"] in _NEEDS_PARENT:
+            payload = event["payload"] if isinstance(event["payload"], Mapping) else {}
+            wanted.update(str(v) for v in (event["correlation"]["parent"],
                                            payload.get("sourceToolAssistantUUID")) if v)
-    wanted -= {event.source_id for event in events}
+    wanted -= {event["source_id"] for event in events}
     if not wanted:
         return []
-    parents = MemoryEvent.objects.filter(source=events[0].source, source_id__in=wanted)
+    parents = MemoryEvent.objects.filter(source=events[0]["source"], source_id__in=wanted)
     return [event_as_dict(parent, context=True) for parent in parents]
 
 
@@ -202,12 +203,12 @@ def analysis_batch_run(*, source: str, batch_size: int | None = None,
         group = _behind(cursors)
         report.analyzers = tuple(cursor.analyzer for cursor in group)
         # Lean: analyzers read a tool's output in the message, not its copy in toolUseResult.
-        batch, position = event_batch_after(cursor=group[0].position, limit=batch_size,
-                                            source=source, lean=True)
+        batch, position = event_reads_after(cursor=group[0].position, limit=batch_size,
+                                            source=source)
         if not batch:
             return report
         report.more = len(batch) == batch_size or len(group) < len(cursors)
-        events = [event_as_dict(e) for e in batch] + _context_events(batch)
+        events = batch + _context_events(batch)
         report.events = len(batch)
         report.created = _analyze(group, events, report)
         now = clock.now()

@@ -136,6 +136,41 @@ def event_batch_after(
     return events, [events[-1].txid, events[-1].id]
 
 
+# What an analyzer reads of an event (insight.analyzers.base.Event): the producers' contract.
+_READ_COLUMNS = ("id", "source", "source_id", "type", "subtype", "occurred_at", "actor",
+                 "project", "correlation_session", "correlation_thread", "correlation_parent",
+                 "txid", "payload_text")
+
+
+def event_reads_after(
+    *, cursor: Any, limit: int, source: str
+) -> tuple[list[dict[str, Any]], Any]:
+    """`event_batch_after(lean=True)` as the analyzers read it: event-shaped dicts (id,
+    source, source_id, type, subtype, occurred_at, actor, project, correlation, payload;
+    context False),
+    read as rows, not models (a model instance per event cost a third of this read), and the
+    cursor to pass next time. Same order, horizon and lean payloads."""
+    position = position_parse(cursor)
+    queryset = committed(MemoryEvent.objects.all()).filter(**stream_filter(source))
+    if position is not None:
+        queryset = _beyond(queryset, position, descending=False)
+    queryset = queryset.annotate(payload_text=RawSQL(_LEAN_PAYLOAD, [], output_field=TextField()))
+    ordered = queryset.order_by("txid", "id").values_list(*_READ_COLUMNS)[:limit]
+    with _ordered_by_an_index():
+        rows = list(ordered)
+    if not rows:
+        return [], cursor
+    events = [
+        {"id": pk, "source": src, "source_id": source_id, "type": type_, "subtype": subtype,
+         "occurred_at": occurred_at, "actor": actor, "project": project,
+         "correlation": {"session": session, "thread": thread, "parent": parent},
+         "payload": _lean_payload_loads(text), "context": False}
+        for (pk, src, source_id, type_, subtype, occurred_at, actor, project, session, thread,
+             parent, _txid, text) in rows
+    ]
+    return events, [rows[-1][11], rows[-1][0]]
+
+
 @dataclass(frozen=True)
 class EventFilters:
     source: str | None = None
