@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import shlex
 import sys
+from functools import lru_cache
 from urllib.parse import urlparse
 
 _SEGMENTS = re.compile(r"\s*(?:&&|\|\||;|\||\n)\s*")
@@ -69,12 +70,19 @@ def _words(segment: str) -> list[str]:
 
 def segments(command: str) -> list[list[str]]:
     """The simple commands of a command line, each as words (cd and env prefixes dropped)."""
+    return [list(words) for words in _segments(command[:4000])]
+
+
+@lru_cache(maxsize=4096)
+def _segments(command: str) -> tuple[tuple[str, ...], ...]:
+    """Kept per command line: the permissions, project-activity and correction analyzers
+    each split the same tool call's command (shlex: a sixth of their time)."""
     out = []
-    for part in _SEGMENTS.split(command[:4000]):
+    for part in _SEGMENTS.split(command):
         words = _words(part)
         if words and words[0] not in {"cd", "pushd", "popd", "source", "."}:
-            out.append(words)
-    return out
+            out.append(tuple(words))
+    return tuple(out)
 
 
 def command_prefix(command: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from insight.analyzers.base import Event
 from insight.analyzers.events import payload
@@ -52,9 +53,12 @@ class Project:
         return _HOME.sub("~", path), False
 
 
+@lru_cache(maxsize=4096)
 def project_at(cwd: str, *, named: str = "") -> Project:
     """The project a working directory is in. `named` is the producer's name for the
-    session's project (from its first cwd); a worktree's cwd names its repository instead."""
+    session's project (from its first cwd); a worktree's cwd names its repository instead.
+    Kept per (cwd, named): every event of a session asks it again (a tenth of the analyzers'
+    time)."""
     root = _WORKTREE.split(cwd, maxsplit=1)[0].rstrip("/\\")
     if root != cwd.rstrip("/\\"):
         return Project("", "") if is_scratch(root) else Project(_segments(root)[-1], root)
