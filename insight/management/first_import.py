@@ -5,7 +5,8 @@ come back through shared memory for the progress display.
 The followers are spawned once there is something new to read (or the raw log has new
 events): a run that has nothing to read (an unchanged corpus) runs the stages in its own
 process instead, where they find what an
-interrupted run left, or nothing, in a few queries. The follower stops when the importer is
+interrupted run left, or nothing: one question first (`first_import_waiting`: a few indexed
+reads), the stages' round only when it finds something. The follower stops when the importer is
 gone (a SIGKILL leaves committed state only: the next run resumes), and exits non-zero when
 a stage fails."""
 
@@ -21,7 +22,7 @@ from urllib.parse import quote
 from django.db import connection
 
 from insight.management.first_import_main import follow_main
-from insight.services.first_import import StageTally, first_import_follow
+from insight.services.first_import import StageTally, first_import_follow, first_import_waiting
 
 POLL_SECONDS = 0.2  # how often the follower looks for new events while it waits
 LOCK_TIMEOUT_SECONDS = 5.0  # a worker holding the retain lock: wait this long, then analyze
@@ -70,6 +71,8 @@ class Stages:
         if self.follower is not None:
             self.follower.raw_done()
             return self.follower.wait(tick)
+        if not first_import_waiting():  # an unchanged corpus, nothing left by a run before
+            return 0
         self._inline = first_import_follow(raw_done=lambda: True, alive=lambda: True,
                                            report=lambda _: tick(), poll_seconds=POLL_SECONDS,
                                            lock_timeout=LOCK_TIMEOUT_SECONDS)

@@ -14,7 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from insight.services.analysis import analysis_batch_run, analyzed_sources
+from insight.services.retain_hooks import analysis_horizon
 from memory.config import DecayConfig, config_get
+from memory.selectors.observations import retain_waiting
 from memory.services.locks import RetainBusy, retain_lock
 from memory.services.retain import retain_run
 
@@ -87,3 +89,12 @@ def first_import_follow(
                 break
             time.sleep(poll_seconds)
     return tally
+
+
+def first_import_waiting() -> bool:
+    """Whether a stage has anything to do: an event some analyzer has not read (the retain
+    horizon's own question), a pending observation, or a retain attempt left behind. A few
+    indexed reads without a lock or a write: a run that read nothing new asks this before a
+    round of the stages (each source's cursors locked and created, the retain lock, the
+    order keys, the pending rows: ~45 statements)."""
+    return analysis_horizon() is not None or retain_waiting()

@@ -86,3 +86,19 @@ def observation_evidence(*, observation: Observation) -> list[MemoryEvent]:
     """The raw events an observation was derived from, oldest first."""
     return list(MemoryEvent.objects.filter(id__in=observation.event_ids)
                 .order_by("occurred_at", "id"))
+
+
+_RETAIN_WAITING = """
+SELECT EXISTS (SELECT 1 FROM memory_observation WHERE status = 'pending')
+    OR EXISTS (SELECT 1 FROM memory_retainattempt)
+"""
+
+
+def retain_waiting() -> bool:
+    """Whether the Retain Job has anything to do: a pending observation, or the attempt row
+    of a chunk a worker left behind (it died trying it). One statement on the pending rows'
+    partial index, no lock: what an unchanged re-run asks before taking the retain lock."""
+    with connection.cursor() as cursor:
+        cursor.execute(_RETAIN_WAITING)
+        row = cursor.fetchone()
+    return bool(row and row[0])

@@ -25,8 +25,10 @@ from django.core.management import call_command
 
 from insight.demo.corpus import corpus_write
 from insight.management.first_import import connection_url
+from insight.services.first_import import first_import_waiting
 from memory.models import Observation, ObservationStatus
 from memory.models.events import MemoryEvent
+from memory.models.observations import RetainAttempt
 from memory.selectors.graph import graph_digest
 from memory.services.embeddings import embedding_passes_run
 from memory.services.rebuild import graph_rebuild
@@ -131,3 +133,29 @@ def test_raw_only_leaves_the_stages_to_the_workers(tmp_path: Path) -> None:
     assert "stages" not in json.loads(done.stdout.strip().splitlines()[-1])
     assert MemoryEvent.objects.count() == 1 and not Observation.objects.exists()
 
+
+
+def test_an_unchanged_rerun_finishes_what_a_run_before_left(tmp_path: Path) -> None:
+    """Nothing new to read: the stages are asked once whether anything waits (an event no
+    analyzer read, a pending observation, a retain attempt left behind), and run if so."""
+    root = tmp_path / "projects"
+    write(root / "-enc" / f"{SESSION}.jsonl", record("u1", text="please always run the tests"))
+    done = subprocess.run([CORTEX, "ingest", "claude-code", str(root), "--json", "--raw-only"],
+                          env=_env(), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert first_import_waiting()  # an event no analyzer has read
+    stages = _ingest(root)["stages"]
+    assert isinstance(stages, dict) and stages["events_analyzed"] == 1
+    assert stages["retained"] == Observation.objects.count() > 0
+    assert not first_import_waiting()
+    observation = Observation.objects.first()
+    assert observation is not None
+    RetainAttempt.objects.create(observation_ids=[observation.pk])  # a worker died trying it
+    assert first_import_waiting()
+    RetainAttempt.objects.all().delete()
+    Observation.objects.filter(pk=observation.pk).update(status=ObservationStatus.PENDING)
+    assert first_import_waiting()
+    assert _ingest(root)["stages"] == {**stages, "events_analyzed": 0, "observations": 0,
+                                       "observations_created": 0, "retained": 1,
+                                       "entities_created": 0}
+    assert not first_import_waiting()
