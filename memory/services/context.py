@@ -160,7 +160,7 @@ def _record(*, agent: str, session: str, digests: dict[int, str], now: datetime,
         return
     with transaction.atomic():
         _commit_unwaited()
-        entity_reinforce(entity_ids=list(digests), now=now, config=config)
+        entity_reinforce(entity_ids=list(digests), now=now, config=config, bound=True)
         if not session:
             return
         _ledger_note(agent=agent, session=session, digests=digests, now=now)

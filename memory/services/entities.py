@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any, cast
 
 from django.db import connection
-from django.db.models import BooleanField, DateTimeField, F, Q, QuerySet, Value
+from django.db.models import BooleanField, Case, DateTimeField, F, Q, QuerySet, Value, When
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Greatest
 from django.db.models.sql import UpdateQuery
@@ -33,6 +33,20 @@ def _stored_strength(
     """UPDATE assignments storing the strength the row will have after the update."""
     return {"strength": strength_sql(now=now, config=config, cols=cols),
             "strength_evaluated_at": now}
+
+
+def _stored_bound(*, now: datetime, config: DecayConfig, cols: EntityColumns,
+                  headroom: int) -> dict[str, Any]:
+    """UPDATE assignments keeping the stored strength while it bounds the row's strength
+    after the update, else storing the strength after `headroom` more recalls (at `now`)."""
+    exact = strength_sql(now=now, config=config, cols=cols)
+    ahead = strength_sql(now=now, config=config, cols=cols.replace(
+        retrieval_count=cols.retrieval_count + headroom))
+    loose = Q(strength__isnull=True) | Q(strength__lt=exact)
+    return {"strength": Case(When(loose, then=ahead), default=F("strength")),
+            "strength_evaluated_at": Case(
+                When(loose, then=Value(now, output_field=DateTimeField())),
+                default=F("strength_evaluated_at"))}
 
 
 def entity_create(
@@ -79,17 +93,25 @@ def entity_state(entity: Entity) -> EntityState:
 
 def entity_reinforce(
     *, entity_ids: Collection[int], now: datetime | None = None,
-    config: DecayConfig | None = None,
+    config: DecayConfig | None = None, bound: bool = False,
 ) -> int:
     """A recall of each entity, in one statement: retrieval_count + 1, the clock restarts.
 
     Only active entities are reinforced (dark matter waits for review; a merged
     entity lives on in the one it was merged into). Returns how many were.
+
+    `bound` (recall and context, a recall at a time): the stored strength is kept as an
+    upper bound, as the Retain Job keeps it (memory.models.graph): rewritten, with the
+    strength after `retain.strength_bound_recalls` more recalls, only when the new strength
+    is above it (or it is unset), and otherwise left, so that no indexed column changes and
+    the row's new version can be a HOT update (no index entries, the names' search vector
+    not recomputed). 0 recalls, or `bound=False`: the exact strength, every time.
     """
     if not entity_ids:
         return 0
     now = now or clock.now()
     config = config or config_get()
+    headroom = config.retain.strength_bound_recalls if bound else 0
 
     def build(now: datetime, ids: list[int]) -> tuple[str, Sequence[Any]]:
         # The UPDATE the queryset would run; compiled once per configuration (the strength
@@ -100,13 +122,15 @@ def entity_reinforce(
         chosen = RawSQL("id = ANY(%s)", (ids,), output_field=BooleanField())
         query = cast(UpdateQuery, Entity.objects.filter(chosen, status=EntityStatus.ACTIVE)
                      .query.chain(UpdateQuery))
+        stored = (_stored_bound(now=now, config=config, cols=cols, headroom=headroom)
+                  if headroom else _stored_strength(now=now, config=config, cols=cols))
         query.add_update_values({"retrieval_count": count, "last_reinforced_at": restarted,
-                                 **_stored_strength(now=now, config=config, cols=cols)})
+                                 **stored})
         sql, params = query.get_compiler(Entity.objects.db).as_sql()
         return str(sql), tuple(params)
 
-    sql, params = statement_get(key=("entity_reinforce",), owner=config, build=build, at=now,
-                                ids=sorted(set(entity_ids)))
+    sql, params = statement_get(key=("entity_reinforce", headroom), owner=config, build=build,
+                                at=now, ids=sorted(set(entity_ids)))
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return int(cursor.rowcount)

@@ -480,6 +480,6 @@ def _reinforce(hits: Sequence[Hit], *, now: datetime, config: DecayConfig) -> in
     memories in one statement."""
     entity_ids = {h.entity_id for h in hits if h.entity_id is not None}
     memory_ids = {int(h.ref) for h in hits if h.kind == "memory"}
-    count = entity_reinforce(entity_ids=entity_ids, now=now, config=config)
+    count = entity_reinforce(entity_ids=entity_ids, now=now, config=config, bound=True)
     count += memories_reinforce(memory_ids=list(memory_ids), now=now)
     return count

@@ -3,6 +3,7 @@ thresholds and `as_of` hold, and every returned hit is reinforced exactly once."
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -137,6 +138,33 @@ def test_each_returned_hit_is_reinforced_exactly_once(graph: dict[str, Entity]) 
     assert Entity.objects.get(key=graph["anya"].key).last_reinforced_at == NOW
     recall_run(query="Anya Kowalski Cortex", now=NOW, reinforce=False)
     assert dict(Entity.objects.values_list("key", "retrieval_count")) == after
+
+
+def test_a_recall_keeps_the_stored_strength_as_a_bound(graph: dict[str, Entity]) -> None:
+    """The stored strength bounds the strength from above (memory.models.graph): a recall
+    that rises above it stores the strength after strength_bound_recalls more recalls; the
+    next ones under it leave it (and its time) as it is, a HOT update."""
+    from memory.decay.formulas import strength_after
+    from memory.services.entities import entity_state
+
+    anya = graph["anya"]
+    config = config_get()
+    recall_run(query="Anya Kowalski", now=NOW, strategies_on=("fulltext",))
+    first = Entity.objects.get(pk=anya.pk)
+    state = entity_state(first)
+    exact = strength_after(state, dt_days=0.0, config=config)
+    ahead = strength_after(dataclasses.replace(
+        state, retrieval_count=1 + config.retain.strength_bound_recalls), dt_days=0.0,
+        config=config)
+    assert first.retrieval_count == 1 and first.strength_evaluated_at == NOW
+    assert first.strength == pytest.approx(ahead, rel=1e-12) and ahead > exact
+    later = NOW + timedelta(hours=1)
+    recall_run(query="Anya Kowalski", now=later, strategies_on=("fulltext",))
+    second = Entity.objects.get(pk=anya.pk)
+    assert second.retrieval_count == 2 and second.last_reinforced_at == later
+    assert (second.strength, second.strength_evaluated_at) == (first.strength, NOW)
+    assert second.strength is not None
+    assert second.strength >= strength_after(entity_state(second), dt_days=0.0, config=config)
 
 
 def test_an_entity_is_found_by_meaning_alone(graph: dict[str, Entity]) -> None:
