@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from memory.compiled.text import day, escaped, quoted
+from memory.compiled.text import clean, day, escaped, quoted
 
 FENCE_OPEN = '<cortex-context kind="reference-data">'
 FENCE_CLOSE = "</cortex-context>"
@@ -58,9 +58,20 @@ def _defused(text: str) -> str:
         "</cortex-context", "&lt;/cortex-context")
 
 
+def _quoted(text: str, limit: int) -> str:
+    """`quoted(text, limit=limit)`, cleaning only a head of a long text when that is enough:
+    cleaning keeps or drops each character and collapses whitespace, so a head whose clean
+    line is longer than `limit` gives the same cut line as the whole text (a stored memory
+    can be pages long; a block quotes 300 characters of it)."""
+    head = text[:2 * limit]
+    if len(head) < len(text) and len(clean(head, limit=len(head))) <= limit:
+        head = text
+    return quoted(head, limit=limit)
+
+
 def _claim(line: ClaimLine, quote_chars: int) -> str:
     said = "the operator said" if line.by_operator else "observed"
-    text = quoted(line.claim, limit=quote_chars)
+    text = _quoted(line.claim, quote_chars)
     negated = "" if line.polarity > 0 else " (negated: not so)"
     scope = f" [scope: {escaped(line.scope, limit=60)}]" if line.scope else ""
     contested = " [contested: awaits review]" if line.contested else ""
@@ -69,7 +80,7 @@ def _claim(line: ClaimLine, quote_chars: int) -> str:
 
 def _memory(line: MemoryLine, quote_chars: int) -> str:
     who = escaped(line.source, limit=60)
-    text = quoted(line.text, limit=quote_chars)
+    text = _quoted(line.text, quote_chars)
     return f"- memory stored by {who} on {day(line.occurred_at)}: {text}"
 
 
@@ -79,9 +90,11 @@ def block_render(data: EntityBlockData, *, quote_chars: int, short: bool = False
     lines = [f"### {escaped(data.name, limit=NAME_CHARS)} (`{data.key}`, {strength})"]
     if data.summary and not short:
         lines.append(data.summary)
-    body = [_claim(c, quote_chars) for c in data.claims]
-    body += [_memory(m, quote_chars) for m in data.memories]
-    lines += body[:1] if short else body
+    claims, memories = data.claims, data.memories
+    if short:  # only the first line is rendered (the first claim, else the first memory)
+        claims, memories = claims[:1], () if claims else memories[:1]
+    lines += [_claim(c, quote_chars) for c in claims]
+    lines += [_memory(m, quote_chars) for m in memories]
     return _defused("\n".join(lines))
 
 

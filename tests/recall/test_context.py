@@ -126,3 +126,21 @@ def test_blank_optional_fields_are_allowed(graph: dict[str, Entity]) -> None:
     assert client.post("/api/context/", body, format="json").status_code == 200
     assert client.get("/api/recall/", {"q": "lodash", "project": "", "namespace": "",
                                        "actor": ""}).status_code == 200
+
+
+def test_a_long_text_is_quoted_as_if_cleaned_whole() -> None:
+    """A block cleans only a head of a long memory when that head already fills the cut:
+    the same line as cleaning the whole text, whitespace runs, control and zero-width
+    characters and backticks anywhere."""
+    import random
+
+    from memory.compiled.text import quoted
+    from memory.context.render import _quoted
+
+    rng = random.Random(7)
+    alphabet = list("ab c\t\n\r   `x\u200b\u202e\x00\x07é字😀-")
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.choice([0, 9, 299, 600, 601,
+                                                                       900, 2000])))
+        limit = rng.choice([1, 10, 300])
+        assert _quoted(text, limit) == quoted(text, limit=limit)
