@@ -8,36 +8,40 @@ email package, ssl and more, tens of milliseconds of a budget of a few hundred
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import SplitResult, urlsplit
-
-import orjson
 
 _LOCAL = {"127.0.0.1", "localhost", "::1"}
 
 
-@dataclass(frozen=True)
-class Reply:
+class Reply(NamedTuple):
     status: int  # 0: Cortex could not be reached (down, timeout, refused)
     body: Any = None
 
 
 def dumps(value: Any) -> bytes:
-    """orjson, or the standard library for what orjson refuses (huge ints, lone surrogates)."""
+    """orjson (the spool's batches), or the standard library for what orjson refuses (huge
+    ints, lone surrogates)."""
+    import orjson  # lazy: a hook's context request is sent before it is imported
+
     try:
         return orjson.dumps(value)
     except TypeError:
-        import json
+        return dumps_light(value)
 
-        return json.dumps(value, ensure_ascii=False).encode("utf-8", "replace")
+
+def dumps_light(value: Any) -> bytes:
+    """The standard library's JSON, for a small body sent first thing: importing orjson
+    (it imports uuid, dataclasses, json...) costs ~10 ms of a hook's start."""
+    return json.dumps(value, ensure_ascii=False).encode("utf-8", "replace")
 
 
 def post_json(url: str, body: Any, *, token: str, timeout: float) -> Reply:
-    return post_start(url, body, token=token, timeout=timeout).reply()
+    return post_start(url, dumps(body), token=token, timeout=timeout).reply()
 
 
 class Pending:
@@ -51,10 +55,9 @@ class Pending:
         return self._answer()
 
 
-def post_start(url: str, body: Any, *, token: str, timeout: float) -> Pending:
-    """POST `body` now when Cortex is local (otherwise on `reply()`); the answer must come
-    within `timeout` seconds of this call."""
-    data = dumps(body)
+def post_start(url: str, data: bytes, *, token: str, timeout: float) -> Pending:
+    """POST `data` (JSON) now when Cortex is local (otherwise on `reply()`); the answer must
+    come within `timeout` seconds of this call."""
     parts = urlsplit(url)
     if parts.scheme == "http" and parts.hostname in _LOCAL:
         return _start_local(parts, data, token=token, timeout=timeout)
@@ -132,6 +135,8 @@ def _post_urllib(url: str, data: bytes, *, token: str, timeout: float) -> Reply:
 
 
 def _json(data: bytes) -> Any:
+    import orjson  # imported by then (the spool's flush); not before the request is sent
+
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
-
-import orjson
+from typing import NamedTuple
 
 from memory.limits import EVENT_PAYLOAD_BYTES
 
@@ -29,8 +28,7 @@ def config_path() -> Path:
     return hooks_dir() / "config.json"
 
 
-@dataclass(frozen=True)
-class HookConfig:
+class HookConfig(NamedTuple):
     url: str
     token: str
     timeout: float
@@ -41,9 +39,9 @@ def config_load() -> HookConfig:
     """Environment first (CORTEX_URL, CORTEX_TOKEN), then the file `hook install` wrote."""
     stored: dict[str, str] = {}
     try:
-        loaded = orjson.loads(config_path().read_bytes())
+        loaded = json.loads(config_path().read_bytes())  # not orjson: see client.dumps_light
         stored = loaded if isinstance(loaded, dict) else {}
-    except (OSError, orjson.JSONDecodeError):
+    except (OSError, ValueError):
         pass
     return HookConfig(
         url=(os.environ.get("CORTEX_URL") or stored.get("url") or DEFAULT_URL).rstrip("/"),
@@ -57,6 +55,8 @@ def config_save(*, url: str | None, token: str | None) -> Path:
     """Write the URL and token (0600); keeps what is not given."""
     path = config_path()
     current: dict[str, str] = {}
+    import orjson
+
     if path.exists():
         loaded = orjson.loads(path.read_bytes())
         current = loaded if isinstance(loaded, dict) else {}

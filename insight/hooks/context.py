@@ -10,7 +10,7 @@ import time
 from pathlib import PurePath
 from typing import Any
 
-from insight.hooks.client import Pending, post_start
+from insight.hooks.client import Pending, dumps_light, post_start
 from insight.hooks.config import HookConfig
 
 SESSION_START_BUDGET = int(os.environ.get("CORTEX_HOOK_SESSION_BUDGET") or 2000)
@@ -49,7 +49,8 @@ def context_ask(event: str, hook_input: dict[str, Any], config: HookConfig, *,
     timeout = min(config.timeout, deadline - time.monotonic())
     if body is None or not config.token or timeout <= 0.01:
         return None
-    return post_start(f"{config.url}/api/context/", body, token=config.token, timeout=timeout)
+    return post_start(f"{config.url}/api/context/", dumps_light(body), token=config.token,
+                      timeout=timeout)
 
 
 def context_text(pending: Pending | None) -> str:

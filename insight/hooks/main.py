@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
 from typing import Any
-
-import orjson
 
 from insight.hooks.config import config_load
 from insight.hooks.context import context_ask, context_text
@@ -75,8 +74,8 @@ def _read_input() -> dict[str, Any]:
     if sys.stdin is None or sys.stdin.isatty():
         return {}
     data = sys.stdin.buffer.read()
-    try:
-        value = orjson.loads(data) if data.strip() else {}
-    except orjson.JSONDecodeError:
+    try:  # the standard library's: orjson is imported after the context request is sent
+        value = json.loads(data) if data.strip() else {}
+    except ValueError:  # not JSON, not UTF-8
         return {}
     return value if isinstance(value, dict) else {}

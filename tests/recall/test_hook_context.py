@@ -90,7 +90,7 @@ def test_the_context_request_is_on_its_way_before_its_answer_is_read() -> None:
         server.bind(("127.0.0.1", 0))
         server.listen(1)
         port = server.getsockname()[1]
-        pending = post_start(f"http://127.0.0.1:{port}/api/context/", {"query": "pool"},
+        pending = post_start(f"http://127.0.0.1:{port}/api/context/", b'{"query": "pool"}',
                              token="t", timeout=30)
         conn, _ = server.accept()
         with conn:
