@@ -88,6 +88,8 @@ def _exists(admin: str, database: str) -> bool:
 
 
 def _consolidate(memories: list[dict[str, Any]], embed: bool) -> dict[str, float]:
+    from django.db import connection
+
     from insight.services.analysis import analysis_drain
     from memory.services.embeddings import entity_embed_pending
     from memory.services.memories import memories_remember
@@ -105,6 +107,8 @@ def _consolidate(memories: list[dict[str, Any]], embed: bool) -> dict[str, float
     analysis_drain()
     retain_drain(embed=False)
     times["consolidate_s"] = time.perf_counter() - started
+    with connection.cursor() as cursor:  # the statistics BM25's idf reads, as autovacuum
+        cursor.execute("ANALYZE")        # makes them soon after a bulk load
     if embed:
         started = time.perf_counter()
         while memory_embed_pending(limit=512):

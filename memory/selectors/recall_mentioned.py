@@ -22,15 +22,17 @@ from memory.selectors.recall import Scope, memory_where, vector_literal
 
 def memories_mentioning(*, seeds: Mapping[int, float], scope: Scope, limit: int,
                         vector: Sequence[float] | None) -> list[Candidate]:
-    """(("memory", id), the best seed's score it mentions), best first; a mention of an
-    entity merged into a seed counts for the seed."""
+    """(("memory", id), the best seed's score it mentions), best first, one memory per text;
+    a mention of an entity merged into a seed counts for the seed."""
     if not seeds:
         return []
     where, params = memory_where(scope)
-    nearest = ("min(v.vector <=> %s::vector) NULLS LAST" if vector is not None
-               else "max(m.occurred_at) DESC")
+    near, order = (("min(v.vector <=> %s::vector)", "near NULLS LAST") if vector is not None
+                   else ("max(m.occurred_at)", "near DESC"))
     join = ("LEFT JOIN memory_memoryembedding v ON v.memory_id = m.id"
             if vector is not None else "")
+    # One memory per text: the same words said a hundred times ("that sounds fun") would
+    # otherwise fill the list and leave out the one turn that answers.
     sql = f"""
         WITH seed(entity_id, score) AS (SELECT * FROM unnest(%s::bigint[], %s::float8[])),
         named(entity_id, score) AS (
@@ -38,14 +40,31 @@ def memories_mentioning(*, seeds: Mapping[int, float], scope: Scope, limit: int,
             UNION ALL
             SELECT e.id, seed.score FROM memory_entity e JOIN seed
                 ON e.merged_into_id = seed.entity_id)
-        SELECT m.id, max(named.score) FROM named
-        JOIN memory_memorymention mm ON mm.entity_id = named.entity_id
-        JOIN memory_memory m ON m.id = mm.memory_id
-        {join}
-        WHERE {where}
-        GROUP BY m.id ORDER BY 2 DESC, {nearest}, m.id LIMIT %s"""
+        SELECT id, score FROM (
+            SELECT DISTINCT ON (m.text) m.id, max(named.score) AS score, {near} AS near
+            FROM named
+            JOIN memory_memorymention mm ON mm.entity_id = named.entity_id
+            JOIN memory_memory m ON m.id = mm.memory_id
+            {join}
+            WHERE {where}
+            GROUP BY m.id ORDER BY m.text, score DESC, {order}, m.id) AS one_per_text
+        ORDER BY score DESC, {order}, id LIMIT %s"""
     ids = list(seeds)
     with connection.cursor() as cursor:
-        cursor.execute(sql, [ids, [float(seeds[i]) for i in ids], *params,
-                             *([vector_literal(vector)] if vector is not None else []), limit])
+        cursor.execute(sql, [ids, [float(seeds[i]) for i in ids],
+                             *([vector_literal(vector)] if vector is not None else []),
+                             *params, limit])
         return [Candidate(("memory", row[0]), float(row[1])) for row in cursor.fetchall()]
+
+
+def speakers_of(*, memory_ids: Sequence[int]) -> dict[int, int]:
+    """memory id -> the entity that said it (a `speaker` mention), for those that have one."""
+    if not memory_ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute("""SELECT mm.memory_id, coalesce(e.merged_into_id, e.id)
+                          FROM memory_memorymention mm JOIN memory_entity e ON e.id = mm.entity_id
+                          WHERE mm.memory_id = ANY(%s) AND mm.role = 'speaker'""",
+                       [list(memory_ids)])
+        return dict(cursor.fetchall())
+

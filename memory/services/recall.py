@@ -34,7 +34,7 @@ from memory.retain.embedders import Embedder, embedder_get
 from memory.selectors import recall as strategies
 from memory.selectors.entities import STRENGTH_NOW
 from memory.selectors.recall import RecallFilters, Scope, TextCandidates
-from memory.selectors.recall_mentioned import memories_mentioning
+from memory.selectors.recall_mentioned import memories_mentioning, speakers_of
 from memory.selectors.recall_terms import TextQuery, text_query
 from memory.selectors.recall_vectors import memory_similarities
 from memory.services.entities import entity_reinforce
@@ -358,8 +358,8 @@ def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
             key=lambda c: -c.score), facts_read)
     query_vector = vector.result() if vector is not None else None
     if "graph" in on:
-        lists["graph"] = memories_mentioning(seeds=_named_seeds(lexical, section),
-                                             scope=scope, limit=n, vector=query_vector)
+        lists["graph"] = _mentioning(_named_seeds(lexical, section), scope=scope, limit=n,
+                                     vector=query_vector, section=section)
     if query_vector is not None:
         nearest = [Candidate(("memory", _id(c.ref)), c.score)
                    for c in strategies.vector_memories(vector=query_vector, scope=scope,
@@ -402,6 +402,28 @@ def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
 def _memory_ids(lists: Mapping[str, Sequence[Candidate]]) -> set[int]:
     return {ident for candidates in lists.values()
             for kind, ident in (_ref(c.ref) for c in candidates) if kind == "memory"}
+
+
+def _mentioning(seeds: dict[int, float], *, scope: Scope, limit: int,
+                vector: Sequence[float] | None, section: RecallSection) -> list[Candidate]:
+    """The memories mentioning the seeds; with two hops, also what the speakers of the best
+    of them said ("which city did the person who works at Globex move to?": the turn naming
+    Globex was said by someone, whose other turns hold the answer), at `hop_decay`."""
+    first = memories_mentioning(seeds=seeds, scope=scope, limit=limit, vector=vector)
+    if section.graph_hops < 2 or not first:
+        return first
+    best = first[:section.graph_seeds]
+    speakers = speakers_of(memory_ids=[_id(c.ref) for c in best])
+    hop: dict[int, float] = {}
+    for candidate in best:
+        speaker = speakers.get(_id(candidate.ref))
+        if speaker is not None and speaker not in seeds:
+            hop[speaker] = max(hop.get(speaker, 0.0), candidate.score * section.hop_decay)
+    scores = {c.ref: c.score for c in first}
+    for c in memories_mentioning(seeds=hop, scope=scope, limit=limit, vector=vector):
+        scores.setdefault(c.ref, c.score)
+    return [Candidate(ref, score) for ref, score in sorted(scores.items(),
+                                                            key=lambda item: -item[1])]
 
 
 def _named_seeds(lexical: TextCandidates, section: RecallSection) -> dict[int, float]:

@@ -4,12 +4,14 @@ embedding's pull towards the query's own language is taken out."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime
 
 import pytest
 from django.db import connection
 
 from insight.services.analysis import analysis_drain
+from memory.config import config_get
 from memory.recall.fusion import Candidate, Ref, language_centred
 from memory.selectors import recall_terms
 from memory.services.memories import memories_remember
@@ -79,6 +81,41 @@ def test_a_persons_own_words_are_found_through_them_by_the_graph_strategy() -> N
     # find the turns by their speaker itself)
     assert sorted(_source_ids("Where did Caroline move?", ("trigram", "graph"))) == ["t2", "t3"]
     assert _source_ids("Where did Melanie move?", ("trigram", "graph")) == ["t1"]
+
+
+@pytest.mark.django_db
+def test_the_same_words_said_again_and_again_do_not_fill_the_list() -> None:
+    # Without a vector the graph strategy orders a person's memories by date: sixty newer
+    # "that sounds fun" would take every place of a short list, leaving out the answer.
+    taxonomy_sync()
+    memories_remember(source="api:lyra", memories=[
+        {"text": text, "source_id": source_id, "actor": "Caroline",
+         "occurred_at": NOW.replace(hour=0, minute=minute).isoformat()}
+        for minute, (source_id, text) in enumerate(
+            [("answer", "I got into pottery"), *((f"fun{i}", "that sounds fun")
+                                                 for i in range(59))])])
+    analysis_drain()
+    retain_drain(embed=False)
+    config = config_get()
+    assert config.recall is not None
+    narrow = dataclasses.replace(config, recall=dataclasses.replace(config.recall,
+                                                                    candidates=5))
+    result = recall_run(query="What did Caroline get into?", unit="memory", now=NOW,
+                        reinforce=False, strategies_on=("trigram", "graph"), config=narrow)
+    assert [hit.name for hit in result.hits] == ["that sounds fun", "I got into pottery"]
+
+
+@pytest.mark.django_db
+def test_the_graph_follows_a_memory_to_what_its_speaker_said_elsewhere() -> None:
+    # Nothing in the answer names Globex: the turn that does was said by Mira, whose other
+    # turns are then candidates (the vector or full-text ranks them among themselves).
+    _remember([("job", "I just started at Globex as a nurse"),
+               ("mira", "big news: I moved to Porto recently!"),
+               ("bruno", "big news: I moved to Lyon recently!")],
+              actors={"job": "Mira", "mira": "Mira", "bruno": "Bruno"})
+    found = _source_ids("Which city did the person who works at Globex move to?",
+                        ("trigram", "graph"))
+    assert found == ["job", "mira"]
 
 
 def test_similarities_are_centred_per_language() -> None:
