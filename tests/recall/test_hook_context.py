@@ -101,3 +101,20 @@ def test_the_context_request_is_on_its_way_before_its_answer_is_read() -> None:
             conn.sendall(b'HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n'
                          b'{"context": "block"}')
         assert pending.reply() == Reply(200, {"context": "block"})
+
+
+def test_a_long_prompt_asks_with_its_head() -> None:
+    """Cortex embeds the whole query (its cost grows faster than its length) and the hook
+    waits a fraction of a second: a long prompt asks with its first words."""
+    from insight.hooks.context import PROMPT_QUERY_CHARS, context_request
+
+    short = "how many connections does the pool hold?"
+    long = "why does the pool run out of connections " * 100
+    asked = context_request("UserPromptSubmit", {"prompt": f"  {short}\n", "cwd": "/x/shop"})
+    assert asked is not None and asked["query"] == short
+    asked = context_request("UserPromptSubmit", {"prompt": long, "cwd": "/x/shop"})
+    assert asked is not None
+    query = asked["query"]
+    assert PROMPT_QUERY_CHARS // 2 < len(query) <= PROMPT_QUERY_CHARS
+    assert long.startswith(query) and query.endswith(("connections", "of", "the", "pool",
+                                                      "why", "does", "run", "out"))
