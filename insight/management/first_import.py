@@ -85,8 +85,9 @@ class Stages:
 
 class Follower:
     """Two processes, the analysis following the raw log and the retain stage following the
-    analysis (on 2 cores they overlap once the raw log is read). `raw_done()` once the raw
-    log is complete; `wait(tick)` calls `tick` while they finish."""
+    analysis (on 2 cores they overlap once the raw log is read); the retain stage reads the
+    analysis's counts, and waits for a chunk's worth of observations while it runs.
+    `raw_done()` once the raw log is complete; `wait(tick)` calls `tick` while they finish."""
 
     STAGES = ("analyze", "retain")
 
@@ -98,7 +99,7 @@ class Follower:
                 target=follow_main, name=f"cortex-first-import-{stage}", daemon=True,
                 args=(database_url, redis_url, self.counts[index], self._done[index],
                       self._done[index + 1], os.getpid(), stage, POLL_SECONDS,
-                      LOCK_TIMEOUT_SECONDS))
+                      LOCK_TIMEOUT_SECONDS, self.counts[index - 1] if index else None))
             for index, stage in enumerate(self.STAGES)
         ]
         for process in self.processes:

@@ -13,9 +13,11 @@ from multiprocessing.synchronize import Event
 
 def follow_main(database_url: str, redis_url: str, counts: SynchronizedArray[int],
                 upstream_done: Event, done: Event, parent: int, stage: str,
-                poll_seconds: float, lock_timeout: float) -> None:
-    """`stage` "analyze" follows the raw log, "retain" the analysis; `done` is set once the
-    stage has nothing left after its upstream was done."""
+                poll_seconds: float, lock_timeout: float,
+                upstream_counts: SynchronizedArray[int] | None = None) -> None:
+    """`stage` "analyze" follows the raw log, "retain" the analysis (whose counts are
+    `upstream_counts`); `done` is set once the stage has nothing left after its upstream
+    was done."""
     # Ctrl-C reaches the whole process group: the importer stops this process (SIGTERM).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ["DATABASE_URL"], os.environ["REDIS_URL"] = database_url, redis_url
@@ -30,8 +32,15 @@ def follow_main(database_url: str, redis_url: str, counts: SynchronizedArray[int
     def report(tally: StageTally) -> None:
         counts[:] = [getattr(tally, name) for name in names]
 
+    created = names.index("observations_created")
+
+    def backlog(tally: StageTally) -> int:
+        assert upstream_counts is not None
+        return int(upstream_counts[created]) - tally.retained
+
     first_import_follow(raw_done=upstream_done.is_set, alive=lambda: os.getppid() == parent,
                         report=report, poll_seconds=poll_seconds, lock_timeout=lock_timeout,
-                        analyze=stage == "analyze", retain=stage == "retain")
+                        analyze=stage == "analyze", retain=stage == "retain",
+                        backlog=backlog if upstream_counts is not None else None)
     if os.getppid() == parent:
         done.set()

@@ -9,6 +9,7 @@ interruption at any point resumes where the committed state says."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from insight.services.retain_hooks import analysis_horizon
 from memory.config import DecayConfig, config_get
 from memory.selectors.observations import retain_waiting
 from memory.services.locks import RetainBusy, retain_lock
-from memory.services.retain import retain_run
+from memory.services.retain import retain_queueing_paused, retain_run
 
 
 @dataclass
@@ -51,10 +52,12 @@ def _analyze_step(tally: StageTally) -> bool:
     return moved
 
 
-def _retain_step(tally: StageTally, config: DecayConfig, lock_timeout: float) -> bool:
+def _retain_step(tally: StageTally, config: DecayConfig, lock_timeout: float, *,
+                 whole_chunks: bool) -> bool:
     try:
         with retain_lock(timeout=lock_timeout):
-            report = retain_run(limit=config.retain.batch_size, config=config)
+            report = retain_run(limit=config.retain.batch_size, config=config,
+                                whole_chunks=whole_chunks)
     except RetainBusy:  # a worker (cortex up) is retaining: it does the same work
         return True
     tally.retained += report.processed
@@ -73,22 +76,44 @@ def first_import_follow(
     analyze: bool = True,
     retain: bool = True,
     config: DecayConfig | None = None,
+    backlog: Callable[[StageTally], int] | None = None,
 ) -> StageTally:
     """Analyze and/or retain as the raw log fills; return once `raw_done()` (for the retain
     stage alone: the analysis is done) held before a round in which no stage found anything
-    to do, or when `alive()` fails (the importer is gone: its next run resumes)."""
+    to do, or when `alive()` fails (the importer is gone: its next run resumes). `backlog`
+    (the retain stage behind an analysis in another process): how many observations that
+    analysis made that this stage has not retained yet; below a chunk the stage waits
+    without asking the database."""
     config = config or config_get()
     tally = StageTally()
+    # The retain stage follows the analysis (here or in its own process): no retain task for
+    # a worker (a Celery message of up to 2,000 ids per analysis batch).
+    with retain_queueing_paused() if analyze else contextlib.nullcontext():
+        _follow(tally, raw_done=raw_done, alive=alive, report=report, poll_seconds=poll_seconds,
+                lock_timeout=lock_timeout, analyze=analyze, retain=retain, config=config,
+                backlog=backlog)
+    return tally
+
+
+def _follow(tally: StageTally, *, raw_done: Callable[[], bool], alive: Callable[[], bool],
+            report: Report, poll_seconds: float, lock_timeout: float, analyze: bool,
+            retain: bool, config: DecayConfig,
+            backlog: Callable[[StageTally], int] | None) -> None:
     while alive():
         finished = raw_done()  # read before the round: no event can follow it
+        # Retaining behind a running analysis (its own process): whole chunks only, so that
+        # a chunk's fixed cost is not paid for each analysis batch; the rest once it is done.
+        whole = not analyze and not finished
+        if whole and backlog is not None and backlog(tally) < config.retain.chunk_size:
+            time.sleep(poll_seconds)  # not a chunk's worth yet: no statement for nothing
+            continue
         moved = analyze and _analyze_step(tally)
-        moved = (retain and _retain_step(tally, config, lock_timeout)) or moved
+        moved = (retain and _retain_step(tally, config, lock_timeout, whole_chunks=whole)) or moved
         report(tally)
         if not moved:
             if finished:
                 break
             time.sleep(poll_seconds)
-    return tally
 
 
 def first_import_waiting() -> bool:

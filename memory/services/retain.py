@@ -24,6 +24,7 @@ import gc
 import logging
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -174,9 +175,13 @@ def _try_chunk(chunk: Sequence[Pending], config: DecayConfig) -> ChunkReport | N
 
 
 def retain_run(*, upto: str | None = None, limit: int | None = None,
-               config: DecayConfig | None = None) -> RetainReport:
+               config: DecayConfig | None = None, whole_chunks: bool = False) -> RetainReport:
     """Retain pending observations below the horizon (and at most `upto`), in canonical
-    order, at most `limit` of them. The caller holds `retain_lock()`."""
+    order, at most `limit` of them. `whole_chunks`: only chunks of `retain.chunk_size`, the
+    rest left for a later run (a caller that knows more will follow: the first import's
+    retain stage while the analysis runs, which would otherwise retain each analysis
+    batch's few hundred observations as a chunk of their own, paying a chunk's statements
+    for each). The caller holds `retain_lock()`."""
     config = config or config_get()
     limit = limit if limit is not None else config.retain.batch_size
     report = RetainReport()
@@ -186,7 +191,9 @@ def retain_run(*, upto: str | None = None, limit: int | None = None,
     while report.processed < limit:
         batch = _pending(upto=upto, horizon=horizon,
                          limit=min(limit - report.processed, config.retain.chunk_size))
-        if not batch:
+        if not batch or (whole_chunks and len(batch) < config.retain.chunk_size
+                         and not batch[0].attempts):
+            report.more = bool(batch)
             return report
         if batch[0].attempts >= config.retain.max_attempts:
             _give_up(batch[0])
@@ -238,10 +245,26 @@ def retain_drain(*, config: DecayConfig | None = None, embed: bool = True) -> Re
     return total
 
 
+_QUEUEING: ContextVar[bool] = ContextVar("retain_queueing", default=True)
+
+
+@contextmanager
+def retain_queueing_paused() -> Iterator[None]:
+    """No retain task queued for the observations stored meanwhile: for a caller that
+    retains them itself (the first import's retain stage follows its analysis). Pending
+    observations stay findable: a run left unfinished is resumed by the next one, or by the
+    sweeper (`retain_sweep`) under `cortex up`."""
+    token = _QUEUEING.set(False)
+    try:
+        yield
+    finally:
+        _QUEUEING.reset(token)
+
+
 def retain_enqueue(*, observation_ids: Sequence[str]) -> None:
     """Queue the retain task for these observations once the transaction commits (a broker
     that is away is logged: the sweeper finds pending observations in the database)."""
-    if not observation_ids:
+    if not observation_ids or not _QUEUEING.get():
         return
     size = config_get().retain.batch_size
     for start in range(0, len(observation_ids), size):
