@@ -81,7 +81,7 @@ class ClaudeCodeProducer:
         before, initial = counters.bytes_read, state.as_dict()
         key = str(path)  # marked at every line: a str keeps its hash, a Path computes it
         try:
-            if path.stat().st_size == 0 and not state.inode:  # reported once, when first seen
+            if not state.inode and path.stat().st_size == 0:  # reported once, when first seen
                 summary.malformed["empty_file"] += 1
             for events in transcript_events(path, root=base, state=state, counters=counters,
                                             payload_limit=settings.CORTEX_MAX_PAYLOAD_BYTES):
