@@ -32,6 +32,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,15 +103,52 @@ class Run:
     out: str
 
 
-def _run(env: dict[str, str], *args: str, manage: bool = False) -> Run:
+class _ChildrenCpu:
+    """User + system seconds of each child of a process, sampled from /proc while it runs (a
+    child's counters go with it: its last sample counts, up to `every` short), in the order
+    the children started: the first import's stages (analysis, then retain)."""
+
+    def __init__(self, every: float = 0.25) -> None:
+        self.every = every
+        self.seen: dict[int, tuple[int, float]] = {}  # pid -> (start ticks, cpu seconds)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self, parent: int) -> None:
+        self._thread = threading.Thread(target=self._sample, args=(parent,), daemon=True)
+        self._thread.start()
+
+    def stop(self) -> list[float]:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        return [cpu for _, cpu in sorted(self.seen.values())]
+
+    def _sample(self, parent: int) -> None:
+        tick = os.sysconf("SC_CLK_TCK")
+        while not self._stop.wait(self.every):
+            for stat in Path("/proc").glob("[0-9]*/stat"):
+                with contextlib.suppress(OSError, IndexError, ValueError):
+                    fields = stat.read_text().rsplit(")", 1)[1].split()
+                    if int(fields[1]) == parent:
+                        cpu = (int(fields[11]) + int(fields[12])) / tick
+                        self.seen[int(stat.parent.name)] = (int(fields[19]), cpu)
+
+
+def _run(env: dict[str, str], *args: str, manage: bool = False,
+         children: _ChildrenCpu | None = None) -> Run:
     """`cortex ARGS` in a process of its own. `manage`: through manage.py (no preparation of
-    the database first)."""
+    the database first). `children`: sampled while it runs."""
     command = [sys.executable, str(ROOT / "manage.py")] if manage else [CORTEX]
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         started = time.monotonic()
         process = subprocess.Popen([*command, *args], env=env, cwd=ROOT, stdout=out,
                                    stderr=err, text=True)
+        if children is not None:
+            children.start(process.pid)
         _, status, usage = os.wait4(process.pid, 0)
+        if children is not None:
+            children.stop()
         seconds = time.monotonic() - started
         process.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
@@ -219,7 +257,11 @@ def _raw(admin: str, url: str, env: dict[str, str], root: Path, floor: float, si
 def _first_import(admin: str, url: str, env: dict[str, str], root: Path, floor: float,
                   size: int) -> dict[str, Any]:
     _fresh(admin, env)
-    seconds, peak, out = _cortex(env, "ingest", "claude-code", str(root), "--json")
+    children, server_before = _ChildrenCpu(), _server_cpu()
+    run = _run(env, "ingest", "claude-code", str(root), "--json", children=children)
+    seconds, peak, out = run.seconds, run.peak, run.out
+    time.sleep(0.5)  # the backends' exit reaped by the postmaster
+    server_after = _server_cpu()
     stages = json.loads(out.strip().splitlines()[-1])["stages"]
     sleep, sleep_peak, _ = _cortex(env, "sleep")
     total = seconds + sleep
@@ -228,6 +270,15 @@ def _first_import(admin: str, url: str, env: dict[str, str], root: Path, floor: 
           + f"; {stages['observations_created']:,} observations, {stages['retained']:,} "
           f"retained, {stages['entities_created']:,} entities, {pending} pending; "
           f"peak RSS {peak:,.0f} MB", flush=True)
+    per_child = [cpu for cpu in children.stop() if cpu > 0.05]  # not the resource tracker
+    stage_cpu = dict(zip(("analysis", "retain"), per_child, strict=False))
+    server = (server_after - server_before
+              if server_before is not None and server_after is not None else None)
+    print(f"    CPU: importer (raw log) {run.cpu - sum(per_child):,.1f} s, "
+          + ", ".join(f"{name} {cpu:,.1f} s" for name, cpu in stage_cpu.items())
+          + " (Python, each process)"
+          + (f" + PostgreSQL {server:,.1f} s (every backend)" if server is not None else "")
+          + f" = {run.cpu + (server or 0):,.1f} s", flush=True)
     print(f"  sleep cycle: {sleep:,.1f} s (peak RSS {sleep_peak:,.0f} MB); the whole first "
           f"import {total:,.1f} s, scaled to 1.5 GB {total * FULL_SIZE / size:,.0f} s",
           flush=True)
