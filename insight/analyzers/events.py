@@ -27,8 +27,16 @@ def payload(event: Event) -> Mapping[str, Any]:
 
 def correlation(event: Event) -> dict[str, str]:
     value = event.get("correlation")
-    value = value if isinstance(value, dict) else {}
-    return {key: str(value.get(key) or "") for key in ("session", "thread", "parent")}
+    get = value.get if isinstance(value, dict) else {}.get
+    # A literal, not a comprehension over the keys: asked several times an event.
+    return {"session": str(get("session") or ""), "thread": str(get("thread") or ""),
+            "parent": str(get("parent") or "")}
+
+
+def _thread(event: Event) -> str:
+    """correlation(event)["thread"], without building the whole correlation."""
+    value = event.get("correlation")
+    return str(value.get("thread") or "") if isinstance(value, dict) else ""
 
 
 def occurred_at(event: Event) -> datetime:
@@ -46,7 +54,7 @@ def observed(events: Sequence[Event]) -> Iterator[Event]:
 
 
 def is_sidechain(event: Event) -> bool:
-    return bool(correlation(event)["thread"] or payload(event).get("isSidechain"))
+    return bool(_thread(event) or payload(event).get("isSidechain"))
 
 
 def agent_of(event: Event) -> str:
@@ -55,7 +63,7 @@ def agent_of(event: Event) -> str:
     name = str(event.get("actor") or "")
     if name.startswith(f"{BASE_AGENT}:"):
         return name
-    thread = correlation(event)["thread"]
+    thread = _thread(event)
     if thread:
         return f"{BASE_AGENT}:{thread}"
     return f"{BASE_AGENT}:sidechain" if payload(event).get("isSidechain") else BASE_AGENT
