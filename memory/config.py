@@ -491,9 +491,15 @@ class RecallSection:
     term_stats_seconds: float = 600.0
     # Memories rank by BM25 (k1: how fast a stem's count saturates; b: how much length counts).
     bm25: dict[str, float] = dataclasses.field(default_factory=lambda: {"k1": 1.2, "b": 0.1})
+    # unit=memory's weights where they differ from `weights` (its graph strategy is the
+    # memories mentioning what the query names, not unit=entity's relation expansion).
+    memory_weights: dict[str, float] = dataclasses.field(default_factory=dict)
 
     def check(self, where: str) -> None:
         _exact_keys(f"{where}.bm25", self.bm25, ("k1", "b"))
+        for name in self.memory_weights:
+            if name not in RECALL_STRATEGIES:
+                _fail(f"{where}.memory_weights", f"unknown strategy {name!r}")
         if self.bm25["k1"] < 0 or not 0 <= self.bm25["b"] <= 1:
             _fail(f"{where}.bm25", "k1 must be >= 0 and b within [0, 1]")
         for name in self.strategies:

@@ -371,7 +371,8 @@ def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
     if "vector" in lists:
         lists["vector"] = language_centred(lists["vector"], {
             ("memory", pk): memory.language for pk, memory in memories_by_id.items()})
-    fused = fuse(lists, weights=section.weights, method=section.fusion, rrf_k=section.rrf_k)
+    fused = fuse(lists, weights={**section.weights, **section.memory_weights},
+                 method=section.fusion, rrf_k=section.rrf_k)
     facts_by_id = {ident: facts_read[ident] for kind, ident in _refs(fused, "fact")}
     factors: dict[Ref, float] = {}
     for kind, ident in _refs(fused):
