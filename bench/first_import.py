@@ -110,7 +110,7 @@ class _ChildrenCpu:
 
     def __init__(self, every: float = 0.25) -> None:
         self.every = every
-        self.seen: dict[int, tuple[int, float]] = {}  # pid -> (start ticks, cpu seconds)
+        self.seen: dict[int, tuple[int, int, float]] = {}  # pid -> (start ticks, pid, cpu)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -122,7 +122,8 @@ class _ChildrenCpu:
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
-        return [cpu for _, cpu in sorted(self.seen.values())]
+        # Two children started in the same clock tick: the lower pid first (they start in turn).
+        return [cpu for _, _, cpu in sorted(self.seen.values())]
 
     def _sample(self, parent: int) -> None:
         tick = os.sysconf("SC_CLK_TCK")
@@ -132,7 +133,8 @@ class _ChildrenCpu:
                     fields = stat.read_text().rsplit(")", 1)[1].split()
                     if int(fields[1]) == parent:
                         cpu = (int(fields[11]) + int(fields[12])) / tick
-                        self.seen[int(stat.parent.name)] = (int(fields[19]), cpu)
+                        pid = int(stat.parent.name)
+                        self.seen[pid] = (int(fields[19]), pid, cpu)
 
 
 def _run(env: dict[str, str], *args: str, manage: bool = False,
