@@ -36,7 +36,7 @@ def mention_lexicon() -> MentionLexicon:
     raw = yaml.safe_load(_LEXICON.read_text(encoding="utf-8"))
     sets = ("places", "organizations", "tools", "libraries", "org_suffixes", "titles",
             "person_cues", "place_cues", "weak_place_cues", "org_cues", "project_words",
-            "common_words", "claim_verbs", "claim_negations", "articles")
+            "common_words", "everyday_words", "claim_verbs", "claim_negations", "articles")
     return MentionLexicon(
         **{name: _words(raw, name) for name in sets},
         months={normalize(k): int(v) for k, v in (raw.get("months") or {}).items()},

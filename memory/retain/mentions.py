@@ -27,6 +27,9 @@ _QUOTED = re.compile(r"[\"“”«»]\s*([^\"“”«»\n]{1,60}?)\s*[\"“”«
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)")
 _WORD = re.compile(r"[\w'’-]+")
 _POSSESSIVE = re.compile(r"['’]s$")
+# A contraction or an elision is never a name: "I've", "Don't", "J'ai", "C'est" (but
+# "O'Brien", "D'Artagnan" are).
+_CONTRACTION = re.compile(r"^\w['’][a-zà-ÿ]|['’](?:ve|m|ll|d|re|t)$")
 # "Dr." or "M." do not end a sentence.
 _ABBREVIATION = re.compile(r"\b(Dr|Mr|Mrs|Ms|Prof|St|Mme|Mlle|M|Me|Jr|Sr|Inc|Ltd|Corp|etc|vs)\.")
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{1,2}):(\d{2}))?\b")
@@ -52,6 +55,9 @@ class MentionLexicon:
     org_cues: frozenset[str] = frozenset()  # the word before an organisation
     project_words: frozenset[str] = frozenset()  # "demo", "projet": a project's name beside
     common_words: frozenset[str] = frozenset()  # capitalised at a sentence start: not a name
+    # Tools and libraries that are everyday words in lower case ("go hiking", "make sure",
+    # "click the button"): named only capitalised or quoted.
+    everyday_words: frozenset[str] = frozenset()
     months: Mapping[str, int] = field(default_factory=dict)
     relative_days: Mapping[str, int] = field(default_factory=dict)  # "hier": -1
     # What makes a sentence about its subject a claim ("is", "uses", "préfère"), and the
@@ -231,6 +237,7 @@ def _trim(name: str, lexicon: MentionLexicon, at_start: bool) -> tuple[str, int]
         at_start = False
     while words and (normalize(words[0]) in lexicon.months
                      or normalize(words[0]) in lexicon.titles
+                     or _CONTRACTION.search(words[0])
                      or (at_start and cut == 0 and normalize(words[0]) in lexicon.common_words)):
         cut += len(words[0]) + 1
         words.pop(0)
@@ -270,8 +277,9 @@ def _lexicon_words(text: str, lexicon: MentionLexicon) -> list[Mention]:
         word = match[0]
         if word[:1].isupper():
             continue
-        kind = _known_kind(normalize(word), lexicon)
-        if kind in ("tool", "library"):
+        normalized = normalize(word)
+        kind = _known_kind(normalized, lexicon)
+        if kind in ("tool", "library") and normalized not in lexicon.everyday_words:
             found.append(Mention(kind, word, match.start()))
     return found
 

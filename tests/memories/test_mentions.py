@@ -54,6 +54,21 @@ def test_iso_dates_and_no_name_from_sentence_starting_words() -> None:
             ("date", "2026-11-21", "2026-11-21")]
 
 
+def test_a_conversations_interjections_and_contractions_are_not_names() -> None:
+    said = ["I've really got into pottery", "J'ai adopté un chat", "Yeah, Anya said so",
+            "Wow, Caroline, that sounds fun", "Hey Mel! Good to see you", "Haha yes",
+            "Did you try the new bakery?", "Congrats on the new job!", "C'est génial, Marie"]
+    assert [[m[1] for m in _found(text)] for text in said] == [
+        [], [], ["Anya"], ["Caroline"], ["Mel"], [], [], [], ["Marie"]]
+    assert [m[1] for m in _found("Conor O'Brien met D'Artagnan")] == ["Conor O'Brien",
+                                                                      "D'Artagnan"]
+
+
+def test_a_tool_that_is_an_everyday_word_is_named_only_capitalised_or_quoted() -> None:
+    assert _found("we should go hiking, make sure to click it") == []
+    assert _found("we build with Go and `make`") == [("tool", "Go", ""), ("tool", "make", "")]
+
+
 def test_a_sentence_whose_subject_is_a_mention_is_a_claim_on_it() -> None:
     lexicon = mention_lexicon()
     text = ("Postgres is not reliable under load. We like Redis. La SNCF est en grève. "
