@@ -7,6 +7,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.db import connection
+
 from memory.config import DecayConfig
 from memory.context.render import ClaimLine, EntityBlockData, MemoryLine
 from memory.models import (
@@ -16,7 +18,6 @@ from memory.models import (
     EntityStatus,
     Fact,
     FactStatus,
-    MemoryMention,
     Relation,
 )
 from memory.selectors.entities import STRENGTH_NOW
@@ -68,18 +69,39 @@ def _claims(ids: Collection[int], *, per_entity: int,
     return found
 
 
-def _memories(ids: Collection[int], *, per_entity: int) -> dict[int, list[MemoryLine]]:
-    """The latest `per_entity` memories mentioning each entity (one statement)."""
+_MEMORIES = """
+WITH wanted(entity_id) AS (SELECT * FROM unnest(%s::bigint[])),
+matched(entity_id, memory_id, position) AS (
+    SELECT * FROM unnest(%s::bigint[], %s::bigint[]) WITH ORDINALITY)
+SELECT entity_id, id, text, source, occurred_at FROM (
+    SELECT matched.entity_id, m.id, m.text, m.source, m.occurred_at, matched.position
+    FROM matched JOIN memory_memory m ON m.id = matched.memory_id
+    UNION ALL
+    SELECT wanted.entity_id, m.id, m.text, m.source, m.occurred_at, NULL
+    FROM wanted CROSS JOIN LATERAL (
+        SELECT m.id, m.text, m.source, m.occurred_at FROM memory_memorymention mm
+        JOIN memory_memory m ON m.id = mm.memory_id WHERE mm.entity_id = wanted.entity_id
+        ORDER BY m.occurred_at DESC, m.id DESC LIMIT %s) AS m
+) AS picked ORDER BY entity_id, position NULLS LAST, occurred_at DESC, id DESC
+"""
+
+
+def _memories(ids: Collection[int], *, per_entity: int, matched: Mapping[int, Sequence[int]]
+              ) -> dict[int, list[MemoryLine]]:
+    """Each entity's memories, `per_entity` of them: those that matched the query first, in
+    the recall's order, then its latest (one statement)."""
+    pairs = [(entity_id, memory_id) for entity_id, memory_ids in matched.items()
+             if entity_id in ids for memory_id in memory_ids]
+    with connection.cursor() as cursor:
+        cursor.execute(_MEMORIES, [list(ids), [e for e, _ in pairs], [m for _, m in pairs],
+                                   per_entity])
+        rows = cursor.fetchall()
     found: dict[int, list[MemoryLine]] = {}
-    mentions = (MemoryMention.objects.filter(entity_id__in=list(ids))
-                .order_by("entity_id", "-memory__occurred_at")
-                .values_list("entity_id", "memory_id", "memory__text", "memory__source",
-                             "memory__occurred_at"))
-    wanted: dict[int, list[int]] = {}
-    for entity_id, memory_id, text, source, occurred_at in mentions:
-        chosen = wanted.setdefault(entity_id, [])
-        if len(chosen) < per_entity and memory_id not in chosen:
-            chosen.append(memory_id)
+    chosen: dict[int, set[int]] = {}
+    for entity_id, memory_id, text, source, occurred_at in rows:
+        taken = chosen.setdefault(entity_id, set())
+        if len(taken) < per_entity and memory_id not in taken:
+            taken.add(memory_id)
             found.setdefault(entity_id, []).append(
                 MemoryLine(text=text, source=source, occurred_at=occurred_at))
     return found
@@ -100,16 +122,18 @@ def _entities_now(ids: Sequence[int], *, known: Mapping[int, EntityNow], now: da
 
 def context_blocks_data(*, entity_ids: Sequence[int], now: datetime, config: DecayConfig,
                         facts_per_entity: int, memories_per_entity: int,
-                        known: Mapping[int, EntityNow] | None = None
+                        known: Mapping[int, EntityNow] | None = None,
+                        matched_memories: Mapping[int, Sequence[int]] | None = None
                         ) -> dict[int, EntityBlockData]:
     """Each entity's block material, evaluated at `now` (a handful of queries in all);
-    `known`: entities a recall at `now` already read."""
+    `known`: entities a recall at `now` already read; `matched_memories`: the memories that
+    brought each into it, given before its latest."""
     ids = list(dict.fromkeys(entity_ids))
     entities = _entities_now(ids, known=known or {}, now=now, config=config)
     current = {c.entity_id: c for c in CompiledTruth.objects.filter(
         entity_id__in=ids, superseded_by__isnull=True).only("entity_id", "version", "markdown")}
     claims = _claims(ids, per_entity=facts_per_entity, by_operator=_spoken_by_operator(ids))
-    memories = _memories(ids, per_entity=memories_per_entity)
+    memories = _memories(ids, per_entity=memories_per_entity, matched=matched_memories or {})
     data = {}
     for pk, entity in entities.items():
         compiled = current.get(pk)

@@ -74,14 +74,16 @@ def _section(config: DecayConfig) -> ContextSection:
 
 
 def _candidates(*, query: str, project: str, section: ContextSection, now: datetime,
-                config: DecayConfig) -> tuple[list[int], dict[int, EntityNow]]:
+                config: DecayConfig
+                ) -> tuple[list[int], dict[int, EntityNow], dict[int, list[int]]]:
     """Relevant entities, best first: the query's recall, and with a project the recall
-    restricted to it first (its own things before the rest); and each as the recall read it
-    (at `now`, as the blocks want it)."""
+    restricted to it first (its own things before the rest); each as the recall read it
+    (at `now`, as the blocks want it); and the memories that matched it."""
     if not query.strip():
-        return [], {}
+        return [], {}, {}
     ranked: list[int] = []
     known: dict[int, EntityNow] = {}
+    matched: dict[int, list[int]] = {}
     filters = [RecallFilters(project=project), RecallFilters()] if project else [RecallFilters()]
     for scope in filters:
         result = recall_run(query=query, filters=scope, limit=section.candidates,
@@ -91,7 +93,8 @@ def _candidates(*, query: str, project: str, section: ContextSection, now: datet
                 ranked.append(hit.entity_id)
                 known[hit.entity_id] = EntityNow(key=hit.ref, name=hit.name,
                                                  strength=hit.strength, pinned=hit.pinned)
-    return list(dict.fromkeys(ranked)), known
+                matched.setdefault(hit.entity_id, []).extend(hit.memories)
+    return list(dict.fromkeys(ranked)), known, matched
 
 
 def _injectable(data: EntityBlockData, threshold: float) -> bool:
@@ -109,12 +112,13 @@ def context_assemble(
         raise Invalid(f"budget_tokens must be within 1..{section.max_budget_tokens}.",
                       fields={"budget_tokens": "out of range"})
     pinned = context_pinned_ids(limit=section.max_pinned)
-    found, known = _candidates(query=query, project=project, section=section, now=now,
-                               config=config)
+    found, known, matched = _candidates(query=query, project=project, section=section,
+                                        now=now, config=config)
     relevant = [i for i in found if i not in pinned]
     data = context_blocks_data(entity_ids=[*pinned, *relevant], now=now, config=config,
                                facts_per_entity=section.facts_per_entity,
-                               memories_per_entity=section.memories_per_entity, known=known)
+                               memories_per_entity=section.memories_per_entity, known=known,
+                               matched_memories=matched)
     threshold = config.thresholds.entity_strength
     order = [(i, "Pinned") for i in pinned if i in data] + [
         (i, "Relevant") for i in relevant if i in data and _injectable(data[i], threshold)]

@@ -59,6 +59,9 @@ class Hit:
     matched: list[str] = field(default_factory=list)
     strategies: dict[str, float] = field(default_factory=dict)
     entity_id: int | None = None
+    # An entity's: the memories mentioning it that full-text or the vector found, best
+    # first (context assembly quotes them before the entity's latest).
+    memories: list[int] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -192,8 +195,8 @@ def _fulltext_entities(*, found: TextCandidates, section: RecallSection
 
 
 def _vector_entities(*, vector: Sequence[float], scope: Scope, section: RecallSection,
-                     found_entities: Collection[int],
-                     found_memories: Mapping[int, list[int]]) -> list[Candidate]:
+                     found_entities: Collection[int], found_memories: Mapping[int, list[int]]
+                     ) -> tuple[list[Candidate], list[tuple[int, list[int]]]]:
     """The nearest names and memories, widened to the entities and memories the other
     strategies found (each scored exactly: the union is ranked, not one strategy's pool)."""
     # one statement: the nearest of each kind, what the nearest memories mention, and the
@@ -209,7 +212,8 @@ def _vector_entities(*, vector: Sequence[float], scope: Scope, section: RecallSe
         for entity in mentioned.get(_id(c.ref), []):
             if entity not in best or c.score > best[entity].score:
                 best[entity] = Candidate(entity, c.score, f"memory {c.ref}")
-    return sorted(best.values(), key=lambda c: (-c.score, str(c.ref)))
+    return (sorted(best.values(), key=lambda c: (-c.score, str(c.ref))),
+            [(_id(c.ref), mentioned.get(_id(c.ref), [])) for c in memories])
 
 
 def _widened(nearest: list[Candidate], exact: Mapping[int, float],
@@ -265,6 +269,7 @@ def _entity_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
     vector = _query_vector_soon(query, on, config)
     lists: dict[str, list[Candidate]] = {}
     mentioned: dict[int, list[int]] = {}
+    said: list[tuple[int, list[int]]] = []  # (memory, the entities it mentions), best first
     if "fulltext" in on or "trigram" in on:
         # full-text's four sources and trigram, in one statement
         lexical = strategies.text_candidates(
@@ -273,13 +278,15 @@ def _entity_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
             trigram_threshold=section.trigram_threshold if "trigram" in on else None)
         if "fulltext" in on:
             lists["fulltext"], mentioned = _fulltext_entities(found=lexical, section=section)
+            said = [(_id(c.ref), mentioned.get(_id(c.ref), [])) for c in lexical.memories]
         if "trigram" in on:
             lists["trigram"] = lexical.trigram
     if vector is not None:
         found = {_id(c.ref) for candidates in lists.values() for c in candidates}
-        lists["vector"] = _vector_entities(vector=vector.result(), scope=scope,
-                                           section=section, found_entities=found,
-                                           found_memories=mentioned)
+        lists["vector"], nearest = _vector_entities(vector=vector.result(), scope=scope,
+                                                    section=section, found_entities=found,
+                                                    found_memories=mentioned)
+        said += nearest
     fused = fuse(lists, weights=section.weights, method=section.fusion, rrf_k=section.rrf_k)
     if "graph" in on and fused and section.graph_hops:
         seeds = dict(sorted(fused.items(), key=lambda kv: -kv[1].relevance)[:section.graph_seeds])
@@ -292,8 +299,15 @@ def _entity_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
                for ref in fused}
     ranked = rank(fused, factors, limit=limit)
     names = {pk: entity.display_name for pk, entity in rows.items()}
-    return [_entity_hit(rows[_id(entry.ref)], entry, score, names=names)
+    hits = [_entity_hit(rows[_id(entry.ref)], entry, score, names=names)
             for entry, score in ranked]
+    by_entity = {hit.entity_id: hit for hit in hits}
+    for memory_id, entity_ids in said:
+        for entity_id in entity_ids:
+            hit = by_entity.get(entity_id)
+            if hit is not None and memory_id not in hit.memories:
+                hit.memories.append(memory_id)
+    return hits
 
 
 def _factor(row: Entity | Memory, *, section: RecallSection, config: DecayConfig,

@@ -144,3 +144,24 @@ def test_a_long_text_is_quoted_as_if_cleaned_whole() -> None:
                                                                        900, 2000])))
         limit = rng.choice([1, 10, 300])
         assert _quoted(text, limit) == quoted(text, limit=limit)
+
+
+def test_an_entitys_block_quotes_the_memory_that_matched_before_its_latest() -> None:
+    # Mira said forty things; the question matches one best, said first: the block quotes
+    # it first, not only her latest.
+    from insight.services.analysis import analysis_drain
+    from memory.services.memories import memories_remember
+    from memory.services.retain import retain_drain
+
+    taxonomy_sync()
+    said = ["I've really got into pottery recently",
+            *(f"Mira says the weather note {i} was dull" for i in range(40))]
+    memories_remember(source="api:lyra", memories=[
+        {"text": text, "actor": "Mira", "source_id": f"t{i}",
+         "occurred_at": (NOW - timedelta(hours=50 - i)).isoformat()}
+        for i, text in enumerate(said)])
+    analysis_drain()
+    retain_drain(embed=False)
+    context = str(_context(query="Mira pottery")["context"])
+    quoted = [line for line in context.splitlines() if line.startswith("- memory")]
+    assert "got into pottery" in quoted[0]
