@@ -88,8 +88,8 @@ SELECT entity_id, id, text, source, occurred_at FROM (
 
 def _memories(ids: Collection[int], *, per_entity: int, matched: Mapping[int, Sequence[int]]
               ) -> dict[int, list[MemoryLine]]:
-    """Each entity's memories, `per_entity` of them: those that matched the query first, in
-    the recall's order, then its latest (one statement)."""
+    """Each entity's memories, `per_entity` different texts: those that matched the query
+    first, in the recall's order, then its latest (one statement)."""
     pairs = [(entity_id, memory_id) for entity_id, memory_ids in matched.items()
              if entity_id in ids for memory_id in memory_ids]
     with connection.cursor() as cursor:
@@ -97,11 +97,11 @@ def _memories(ids: Collection[int], *, per_entity: int, matched: Mapping[int, Se
                                    per_entity])
         rows = cursor.fetchall()
     found: dict[int, list[MemoryLine]] = {}
-    chosen: dict[int, set[int]] = {}
-    for entity_id, memory_id, text, source, occurred_at in rows:
-        taken = chosen.setdefault(entity_id, set())
-        if len(taken) < per_entity and memory_id not in taken:
-            taken.add(memory_id)
+    chosen: dict[int, set[str]] = {}
+    for entity_id, _, text, source, occurred_at in rows:
+        taken = chosen.setdefault(entity_id, set())  # the same words said twice: one line
+        if len(taken) < per_entity and text not in taken:
+            taken.add(text)
             found.setdefault(entity_id, []).append(
                 MemoryLine(text=text, source=source, occurred_at=occurred_at))
     return found

@@ -165,3 +165,20 @@ def test_an_entitys_block_quotes_the_memory_that_matched_before_its_latest() -> 
     context = str(_context(query="Mira pottery")["context"])
     quoted = [line for line in context.splitlines() if line.startswith("- memory")]
     assert "got into pottery" in quoted[0]
+
+
+def test_the_same_words_said_twice_are_quoted_once() -> None:
+    from insight.services.analysis import analysis_drain
+    from memory.services.memories import memories_remember
+    from memory.services.retain import retain_drain
+
+    taxonomy_sync()
+    said = ["Mira: oh really? tell me more"] * 5 + ["Mira: my parrot Pixel chewed my shoes"]
+    memories_remember(source="api:lyra", memories=[
+        {"text": text, "actor": "Mira", "source_id": f"t{i}",
+         "occurred_at": (NOW - timedelta(hours=10 - i)).isoformat()}
+        for i, text in enumerate(said)])
+    analysis_drain()
+    retain_drain(embed=False)
+    context = str(_context(query="what did Mira say?")["context"])
+    assert context.count("oh really? tell me more") == 1
