@@ -8,10 +8,8 @@ creates nothing twice (observations are idempotent on their dedup key)."""
 
 from __future__ import annotations
 
-import gc
 import logging
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +18,7 @@ from django.db import transaction
 from insight.analyzers import ANALYZERS, Analyzer, ObservationDraft
 from insight.models import AnalyzerCursor
 from memory import clock
+from memory.collector import collector_paused
 from memory.config import config_get
 from memory.errors import Invalid
 from memory.models.events import MemoryEvent
@@ -189,22 +188,6 @@ def _analyze(group: list[AnalyzerCursor], events: list[dict[str, Any]],
     return created
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """No automatic cyclic garbage collection while a batch is analyzed: its events, drafts
-    and submissions are some hundred thousand containers, freed by reference counting with
-    the batch, and the collector's passes over them took a third of the analyzers' time
-    (as for a retain chunk: memory.services.retain). What a batch leaves in cycles is
-    collected after it."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def analysis_batch_run(*, source: str, batch_size: int | None = None,
                        analyzers: Iterable[str] | None = None) -> BatchReport:
     """Analyze the next batch of `source`'s events for the analyzers furthest behind
@@ -214,7 +197,7 @@ def analysis_batch_run(*, source: str, batch_size: int | None = None,
     report = BatchReport(source=source)
     if not names:
         return report
-    with transaction.atomic(), _collector_paused():
+    with transaction.atomic(), collector_paused():
         cursors = _locked_cursors(source, names)
         if not cursors:
             return report

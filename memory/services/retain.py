@@ -20,7 +20,6 @@ with its error. The sweeper re-queues pending observations whose task was lost.
 
 from __future__ import annotations
 
-import gc
 import logging
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -32,6 +31,7 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 from django.db.models import F
 
 from memory import clock
+from memory.collector import collector_paused
 from memory.config import DecayConfig, config_get
 from memory.models import Observation, ObservationStatus
 from memory.models.observations import RetainAttempt
@@ -138,26 +138,11 @@ def _attempt_begin(ids: list[str]) -> RetainAttempt:
         return RetainAttempt.objects.create(observation_ids=ids)
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """No automatic cyclic garbage collection while a chunk runs: it allocates some hundred
-    thousand objects, almost all freed by reference counting with the chunk, and the
-    collector's passes over them (and over every object of the process) took a fifth of
-    the job's Python time. What a chunk leaves in cycles is collected after it."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def _try_chunk(chunk: Sequence[Pending], config: DecayConfig) -> ChunkReport | None:
     ids = [o.pk for o in chunk]
     attempt = _attempt_begin(ids)
     try:
-        with transaction.atomic(), _collector_paused():
+        with transaction.atomic(), collector_paused():
             report = chunk_retain(chunk_views_lock(ids), config=config, attempted=True)
             RetainAttempt.objects.filter(pk=attempt.pk).delete()
             return report
