@@ -93,8 +93,9 @@ def _memories(ids: Collection[int], *, per_entity: int, matched: Mapping[int, Se
     pairs = [(entity_id, memory_id) for entity_id, memory_ids in matched.items()
              if entity_id in ids for memory_id in memory_ids]
     with connection.cursor() as cursor:
+        # the latest read thrice over: the same words said again are one line
         cursor.execute(_MEMORIES, [list(ids), [e for e, _ in pairs], [m for _, m in pairs],
-                                   per_entity])
+                                   3 * per_entity])
         rows = cursor.fetchall()
     found: dict[int, list[MemoryLine]] = {}
     chosen: dict[int, set[str]] = {}
