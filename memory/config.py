@@ -489,6 +489,8 @@ class RecallSection:
     fulltext_row_budget: dict[str, int] = dataclasses.field(default_factory=lambda: {
         "names": 1000, "facts": 1000, "memories": 1000, "compiled": 300})
     term_stats_seconds: float = 600.0
+    # The vector embeds a query's first this many characters (full-text reads all of it).
+    vector_query_chars: int = 1000
     # Memories rank by BM25 (k1: how fast a stem's count saturates; b: how much length counts).
     bm25: dict[str, float] = dataclasses.field(default_factory=lambda: {"k1": 1.2, "b": 0.1})
     # unit=memory's weights where they differ from `weights` (its graph strategy is the
@@ -511,7 +513,8 @@ class RecallSection:
         for source, rows in self.fulltext_row_budget.items():
             if rows < 1:
                 _fail(f"{where}.fulltext_row_budget.{source}", f"must be >= 1, got {rows}")
-        for name in ("limit", "max_limit", "candidates", "graph_seeds", "vector_ef_search"):
+        for name in ("limit", "max_limit", "candidates", "graph_seeds", "vector_ef_search",
+                     "vector_query_chars"):
             if getattr(self, name) < 1:
                 _fail(f"{where}.{name}", f"must be >= 1, got {getattr(self, name)}")
         if self.limit > self.max_limit:

