@@ -301,13 +301,16 @@ def http_measure(url: str, token: str, *, name: str, requests: Sequence[Request]
 
 def hooks_measure(url: str, token: str, queries: Sequence[str], projects: Sequence[str], *,
                   runs: int) -> None:
+    # Sessions of their own: the injection ledger outlives a variant, and a session already
+    # given its context by the previous variant's run would be given nothing.
+    run = time.time_ns()
     with tempfile.TemporaryDirectory() as home:
         env = {**os.environ, "CORTEX_HOME": home, "CORTEX_URL": url, "CORTEX_TOKEN": token}
         for event in HOOK_TARGETS:
             times, printed = [], 0
             for i in range(runs):
                 hook_input: dict[str, object] = {
-                    "session_id": f"hook-{event}-{i}",
+                    "session_id": f"hook-{event}-{run}-{i}",
                     "cwd": f"/home/op/{projects[i % len(projects)]}",
                     "prompt": queries[i % len(queries)] + " please, with the details"}
                 seconds, out = hook_timed(event, hook_input, env)
