@@ -18,6 +18,7 @@ from memory.retain.extraction import (
     FactSpec,
     ObservationView,
     actor_entity,
+    actors_by_role,
 )
 from memory.retain.mentions import UNKNOWN
 from memory.retain.registry import handler_register
@@ -77,9 +78,9 @@ def memory(view: ObservationView) -> Extraction:
                                    name=project, role="project"))
     for actor in view.actors[:1]:
         entities.append(actor_entity(actor, ref=AUTHOR_REF, namespace="world:person"))
-    for actor in view.actors[1:2]:
-        if actor.get("role") == SPEAKER:
-            entities.append(actor_entity(actor, ref=SPEAKER_REF, namespace="world:person"))
+    speaker = actors_by_role(view).get(SPEAKER)
+    if speaker is not None:
+        entities.append(actor_entity(speaker, ref=SPEAKER_REF, namespace="world:person"))
     refs = {spec.ref for spec in entities}
     facts = []
     for claim in _list(view, "claims"):

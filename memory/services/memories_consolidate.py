@@ -12,6 +12,7 @@ from django.db import connection
 
 from memory import clock
 from memory.config import DecayConfig
+from memory.retain.extraction import actors_by_role
 from memory.retain.memories import PROJECT_REF, SPEAKER, SPEAKER_REF, mention_ref
 from memory.retain.mentions import UNKNOWN
 from memory.services.retain_graph import GraphCache
@@ -77,8 +78,7 @@ def _mention_rows(write: MemoryWrite, memory_id: int, cache: GraphCache,
         rows.setdefault((node.id, role), (memory_id, node.id, role,
                                           str(mention.get("name") or "")[:300],
                                           str(mention.get("value") or "")[:64]))
-    speaker = next((a.get("name", "") for a in write.view.actors if a.get("role") == SPEAKER),
-                   "")
+    speaker = actors_by_role(write.view).get(SPEAKER, {}).get("name", "")
     for ref, role, surface in ((PROJECT_REF, "project", write.view.text("project")),
                                (SPEAKER_REF, SPEAKER, speaker)):
         key = write.keys.get(ref)
