@@ -10,10 +10,13 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
+from insight.services.analysis import analysis_drain
 from memory.context.render import FENCE_CLOSE, FENCE_OPEN
 from memory.context.tokens import tokens_estimate
 from memory.models import ContextInjection, Entity, Relation
 from memory.services.context import context_assemble
+from memory.services.memories import memories_remember
+from memory.services.retain import retain_drain
 from memory.services.taxonomy import taxonomy_sync
 from tests.recall.test_recall import NOW, _entity, _fact
 
@@ -146,39 +149,29 @@ def test_a_long_text_is_quoted_as_if_cleaned_whole() -> None:
         assert _quoted(text, limit) == quoted(text, limit=limit)
 
 
+def _mira_said(texts: list[str]) -> None:
+    """Memories posted by an agent, said by Mira an hour apart (the last one the latest),
+    consolidated."""
+    taxonomy_sync()
+    memories_remember(source="api:lyra", memories=[
+        {"text": text, "actor": "Mira", "source_id": f"t{i}",
+         "occurred_at": (NOW - timedelta(hours=len(texts) - i)).isoformat()}
+        for i, text in enumerate(texts)])
+    analysis_drain()
+    retain_drain(embed=False)
+
+
 def test_an_entitys_block_quotes_the_memory_that_matched_before_its_latest() -> None:
     # Mira said forty things; the question matches one best, said first: the block quotes
     # it first, not only her latest.
-    from insight.services.analysis import analysis_drain
-    from memory.services.memories import memories_remember
-    from memory.services.retain import retain_drain
-
-    taxonomy_sync()
-    said = ["I've really got into pottery recently",
-            *(f"Mira says the weather note {i} was dull" for i in range(40))]
-    memories_remember(source="api:lyra", memories=[
-        {"text": text, "actor": "Mira", "source_id": f"t{i}",
-         "occurred_at": (NOW - timedelta(hours=50 - i)).isoformat()}
-        for i, text in enumerate(said)])
-    analysis_drain()
-    retain_drain(embed=False)
+    _mira_said(["I've really got into pottery recently",
+                *(f"Mira says the weather note {i} was dull" for i in range(40))])
     context = str(_context(query="Mira pottery")["context"])
     quoted = [line for line in context.splitlines() if line.startswith("- memory")]
     assert "got into pottery" in quoted[0]
 
 
 def test_the_same_words_said_twice_are_quoted_once() -> None:
-    from insight.services.analysis import analysis_drain
-    from memory.services.memories import memories_remember
-    from memory.services.retain import retain_drain
-
-    taxonomy_sync()
-    said = ["Mira: oh really? tell me more"] * 5 + ["Mira: my parrot Pixel chewed my shoes"]
-    memories_remember(source="api:lyra", memories=[
-        {"text": text, "actor": "Mira", "source_id": f"t{i}",
-         "occurred_at": (NOW - timedelta(hours=10 - i)).isoformat()}
-        for i, text in enumerate(said)])
-    analysis_drain()
-    retain_drain(embed=False)
+    _mira_said(["Mira: oh really? tell me more"] * 5 + ["Mira: my parrot Pixel chewed my shoes"])
     context = str(_context(query="what did Mira say?")["context"])
     assert context.count("oh really? tell me more") == 1
