@@ -20,6 +20,8 @@ embedding pass is the long part.
 `source_id`; questions (single-hop, multi-hop, temporal) scored by recall@5 and @10 of their
 evidence turns, with the same ablation. `--bare-turns` posts each turn's text without its
 speaker's name (the speaker is only the memory's actor), as most conversation datasets do.
+Then the share of the evidence turns each question's context block quotes (context assembly
+on the same recall, asked the day after the last turn).
 """
 
 from __future__ import annotations
@@ -247,6 +249,8 @@ def run_conversations(sessions: int, turns: int, people: int, seed: int,
     import django
 
     django.setup()
+    from datetime import timedelta
+
     from memory import clock
     from memory.config import config_get
 
@@ -261,8 +265,29 @@ def run_conversations(sessions: int, turns: int, people: int, seed: int,
                                 use_strength=strength, now=clock.now())
             for label, cfg, on, strength in _variants(config, embed, vector_weights)]
     return {"turns": len(dialogue), "sessions": sessions, "questions": len(questions),
-            "bare": bare,
-            "times": times, "rows": rows}
+            "bare": bare, "times": times, "rows": rows,
+            "context": _context_share(questions, now=dialogue[-1].at + timedelta(days=1))}
+
+
+def _context_share(questions: list[Question], *, now: Any) -> float:
+    """The share of each question's evidence turns its context block quotes, asked the day
+    after the last turn (today everything the generator dated is long faded), each assembly
+    rolled back (its ledger rows and reinforcements)."""
+    from django.db import transaction
+
+    from memory.models import Memory
+    from memory.services.context import context_assemble
+
+    text = dict(Memory.objects.values_list("source_id", "text"))
+    shares = []
+    for question in questions:
+        with transaction.atomic():
+            block = context_assemble(query=question.text, agent="bench", budget_tokens=2000,
+                                     now=now).context
+            transaction.set_rollback(True)
+        shares.append(sum(text[e] in block for e in question.evidence)
+                      / len(question.evidence))
+    return sum(shares) / len(shares)
 
 
 def _print_conversations(result: dict[str, Any]) -> None:
@@ -275,6 +300,8 @@ def _print_conversations(result: dict[str, Any]) -> None:
     for row in result["rows"]:
         print(f"{row['label']:<22} {row['recall@5']:>6.3f} {row['recall@10']:>6.3f} "
               + " ".join(f"{row[k]:>13.3f}" for k in kinds))
+    print(f"context (POST /api/context's block, 2,000 tokens): {result['context']:.3f} of the "
+          "evidence turns quoted")
 
 
 def _print(result: dict[str, Any]) -> None:
