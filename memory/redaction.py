@@ -454,26 +454,34 @@ def sanitize_value(value: Any) -> tuple[Any, int]:
     return sanitize(value)
 
 
-def _dump(value: Any) -> bytes:
+def _dump(value: Any) -> tuple[bytes, bool]:
+    """JSON, and whether orjson wrote it (then orjson reads it back exactly)."""
     try:
-        return orjson.dumps(value)
+        return orjson.dumps(value), True
     except TypeError:  # ints beyond 64 bits, exotic types: the slow, lenient path
-        return json.dumps(value, default=str, ensure_ascii=False).encode()
+        return json.dumps(value, default=str, ensure_ascii=False).encode(), False
 
 
 def sanitize_json(payload: Mapping[str, Any]) -> tuple[bytes, int]:
-    """sanitize(payload) serialized as JSON, and its redaction count. Raises TooDeep.
+    """sanitize(payload) serialized as JSON, and its redaction count. Raises TooDeep."""
+    data, count, _by_orjson = sanitized_json(payload)
+    return data, count
+
+
+def sanitized_json(payload: Mapping[str, Any]) -> tuple[bytes, int, bool]:
+    """sanitize_json, and whether orjson wrote the JSON (it holds no integer beyond 64 bits).
 
     Most payloads hold nothing to change: one scan of their JSON text proves it, and that
     text is the answer (each payload is serialized once, strings are not walked one by one).
     """
     data, clean, nul = _json_and_clean(payload)
     if clean and data is not None:
-        return data, 0
+        return data, 0, True
     value, count = sanitize(dict(payload))
     if count == 0 and data is not None and not nul:
         # A trigger word and nothing replaced (code that names a token): orjson wrote the
         # payload, so it held no lone surrogate, and no NUL, the only other changes sanitize
         # makes (non-finite floats and tuples it writes as sanitize would): that JSON is it.
-        return data, 0
-    return _dump(value), count
+        return data, 0, True
+    text, by_orjson = _dump(value)
+    return text, count, by_orjson

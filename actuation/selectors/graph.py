@@ -13,7 +13,6 @@ from typing import Any
 
 from django.db import connection
 from django.db.models import Q
-from django.db.models.fields.json import KeyTextTransform, KeyTransform
 
 from actuation import gitops
 from actuation.models import TargetRepository
@@ -158,10 +157,12 @@ class Graph:
 
     def _project_repository(self, project: str) -> TargetRepository | None:
         """The repository a project name is: by the path of one of its events, else by name."""
-        cwd = (MemoryEvent.objects.filter(project=project).annotate(
-            cwd=KeyTextTransform("cwd", "payload")).exclude(cwd__isnull=True)
-            .values_list("cwd", flat=True).first()) if project else None
-        return repository_match(repositories=self.repositories, project=project, cwd=cwd or "")
+        cwd = ""
+        if project:
+            payloads = (MemoryEvent.objects.filter(project=project).order_by("pk")
+                        .values_list("payload", flat=True))
+            cwd = next(filter(None, map(_cwd, payloads.iterator(chunk_size=100))), "")
+        return repository_match(repositories=self.repositories, project=project, cwd=cwd)
 
     def patterns(self, *, namespace: str, category: str, payload_in: PayloadIn | None = None,
                  min_sessions: int = 1) -> list[Pattern]:
@@ -202,10 +203,10 @@ class Graph:
         ids = sorted(wanted)
         size = self.config.actuation.batch_size
         for start in range(0, len(ids), size):
-            rows = MemoryEvent.objects.filter(id__in=ids[start:start + size]).annotate(
-                cwd=KeyTextTransform("cwd", "payload")).values_list("id", "project", "cwd")
-            for eid, project, cwd in rows:
-                self._places[eid] = (project or "", cwd or "")
+            rows = MemoryEvent.objects.filter(id__in=ids[start:start + size]).values_list(
+                "id", "project", "payload")
+            for eid, project, payload in rows:
+                self._places[eid] = (project or "", _cwd(payload))
 
     def repository_of(self, occurrence: Occurrence) -> TargetRepository | None:
         if not occurrence.events:
@@ -222,13 +223,11 @@ class Graph:
         rows = (MemoryEvent.objects.filter(
             correlation_session__in={o.session for o in sample}, subtype="assistant.tool_use",
             occurred_at__gt=min(o.at for o in sample))
-            .annotate(tool=KeyTextTransform("name", KeyTransform(0, KeyTransform(
-                "content", KeyTransform("message", "payload")))))
             .order_by("occurred_at", "id").values_list("correlation_session", "occurred_at",
-                                                       "tool"))
+                                                       "payload"))
         uses: dict[str, list[tuple[datetime, str]]] = defaultdict(list)
-        for session, at, tool in rows:
-            uses[session].append((at, tool or ""))
+        for session, at, payload in rows:
+            uses[session].append((at, _first_block_text(payload, "name")))
         out = []
         for occ in sample:
             name = next((tool for at, tool in uses[occ.session] if at > occ.at), "")
@@ -245,14 +244,27 @@ def tool_uses(*, repository: TargetRepository, since: datetime, until: datetime,
                                        subtype="assistant.tool_use", occurred_at__gte=since,
                                        occurred_at__lte=until)
             .exclude(correlation_session="")
-            .annotate(tool=KeyTextTransform("name", KeyTransform(0, KeyTransform(
-                "content", KeyTransform("message", "payload")))),
-                command=KeyTextTransform("command", KeyTransform("input", KeyTransform(0, (
-                    KeyTransform("content", KeyTransform("message", "payload")))))))
             .order_by("correlation_session", "occurred_at", "id")
-            .values_list("correlation_session", "id", "occurred_at", "tool", "command"))
-    for session, eid, at, tool, command in rows.iterator(chunk_size=batch_size):
-        yield session, eid, at, tool or "", command or ""
+            .values_list("correlation_session", "id", "occurred_at", "payload"))
+    for session, eid, at, payload in rows.iterator(chunk_size=batch_size):
+        yield (session, eid, at, _first_block_text(payload, "name"),
+               _first_block_text(payload, "input", "command"))
+
+
+def _cwd(payload: Any) -> str:
+    cwd = payload.get("cwd") if isinstance(payload, dict) else None
+    return cwd if isinstance(cwd, str) else ""
+
+
+def _first_block_text(payload: Any, *path: str) -> str:
+    """A text inside the first block of a message's content ("" when it is not there), as
+    the JSON path message.content[0].<path> reads it."""
+    message = payload.get("message") if isinstance(payload, dict) else None
+    content = message.get("content") if isinstance(message, dict) else None
+    value: Any = content[0] if isinstance(content, list) and content else None
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value if isinstance(value, str) else ""
 
 
 def tool_use_name(payload: dict[str, Any]) -> str:

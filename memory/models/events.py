@@ -10,6 +10,7 @@ from django.db.models.functions import Cast
 
 from memory import clock
 from memory.event_ids import new_event_ids
+from memory.models.fields import PackedJSONField
 
 # pg_current_xact_id() as a bigint: the inserting transaction, the commit-ordered position's
 # first half (see memory.selectors.events for why it makes late commits safe to read).
@@ -67,7 +68,8 @@ class MemoryEvent(models.Model):
     correlation_session = models.TextField(blank=True, default="")
     correlation_thread = models.TextField(blank=True, default="")
     correlation_parent = models.TextField(blank=True, default="")
-    payload = models.JSONField(default=dict)
+    # Stored lz4-compressed behind a header byte (memory.event_payload): SQL cannot read inside.
+    payload = PackedJSONField(default=dict)
     redaction_count = models.PositiveIntegerField(default=0)
     # The id of the inserting transaction, stamped by the database (its default; a trigger
     # overrides any other value a client sends). Readers order by (txid, id).

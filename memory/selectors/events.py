@@ -3,16 +3,14 @@ memory.selectors.commit_horizon."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import orjson
 from django.db import connection, transaction
-from django.db.models import BooleanField, QuerySet, TextField
+from django.db.models import BooleanField, QuerySet
 from django.db.models.expressions import RawSQL
 
 from memory.errors import Invalid
@@ -60,28 +58,17 @@ def _beyond(queryset: QuerySet[MemoryEvent], position: Position, *, descending: 
 # A Claude Code record carries a tool's output twice: in the message's tool_result block and
 # again in `toolUseResult` (an object for most tools). The lean view leaves that object out (a
 # `toolUseResult` that is a string, some errors, stays).
-_LEAN_PAYLOAD = (
-    f'(CASE WHEN jsonb_typeof("{_TABLE}"."payload" -> \'toolUseResult\') = \'object\''
-    f' THEN "{_TABLE}"."payload" - \'toolUseResult\' ELSE "{_TABLE}"."payload" END)::text'
-)
-
-
-def _lean_payload_loads(text: str) -> Any:
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return json.loads(text)
+def _lean_payload(payload: Any) -> Any:
+    if isinstance(payload, dict) and isinstance(payload.get("toolUseResult"), dict):
+        del payload["toolUseResult"]
+    return payload
 
 
 def _lean(queryset: QuerySet[MemoryEvent]) -> list[MemoryEvent]:
-    """The events with lean payloads, decoded by orjson (~1.6x faster than the json.loads of
-    Django's JSONField; integers beyond 64 bits come back as floats), recorded_at deferred."""
-    text = RawSQL(_LEAN_PAYLOAD, [], output_field=TextField())
-    events: list[MemoryEvent] = []
-    for event in queryset.defer("payload", "recorded_at").annotate(payload_text=text):
-        event.payload = _lean_payload_loads(event.payload_text)
-        del event.payload_text
-        events.append(event)
+    """The events with lean payloads, recorded_at deferred."""
+    events = list(queryset.defer("recorded_at"))
+    for event in events:
+        event.payload = _lean_payload(event.payload)
     return events
 
 
@@ -120,7 +107,7 @@ def event_batch_after(
 ) -> tuple[list[MemoryEvent], Any]:
     """The next `limit` events after `cursor` (None: from the start), in commit order, and the
     cursor to pass next time (unchanged when there is nothing new). JSON-serializable.
-    `lean` (for analyzers): payloads without what repeats their other parts (_LEAN_PAYLOAD),
+    `lean` (for analyzers): payloads without what repeats their other parts (_lean_payload),
     recorded_at loaded only if asked for."""
     position = position_parse(cursor)
     queryset = committed(MemoryEvent.objects.all())
@@ -139,7 +126,7 @@ def event_batch_after(
 # What an analyzer reads of an event (insight.analyzers.base.Event): the producers' contract.
 _READ_COLUMNS = ("id", "source", "source_id", "type", "subtype", "occurred_at", "actor",
                  "project", "correlation_session", "correlation_thread", "correlation_parent",
-                 "txid", "payload_text")
+                 "txid", "payload")
 
 
 def event_reads_after(
@@ -154,7 +141,6 @@ def event_reads_after(
     queryset = committed(MemoryEvent.objects.all()).filter(**stream_filter(source))
     if position is not None:
         queryset = _beyond(queryset, position, descending=False)
-    queryset = queryset.annotate(payload_text=RawSQL(_LEAN_PAYLOAD, [], output_field=TextField()))
     ordered = queryset.order_by("txid", "id").values_list(*_READ_COLUMNS)[:limit]
     with _ordered_by_an_index():
         rows = list(ordered)
@@ -164,9 +150,9 @@ def event_reads_after(
         {"id": pk, "source": src, "source_id": source_id, "type": type_, "subtype": subtype,
          "occurred_at": occurred_at, "actor": actor, "project": project,
          "correlation": {"session": session, "thread": thread, "parent": parent},
-         "payload": _lean_payload_loads(text), "context": False}
+         "payload": _lean_payload(payload), "context": False}
         for (pk, src, source_id, type_, subtype, occurred_at, actor, project, session, thread,
-             parent, _txid, text) in rows
+             parent, _txid, payload) in rows
     ]
     return events, [rows[-1][11], rows[-1][0]]
 

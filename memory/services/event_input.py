@@ -13,6 +13,7 @@ from typing import Any
 
 from memory import clock, redaction
 from memory.errors import Invalid, TooLarge
+from memory.event_payload import payload_pack
 from memory.limits import EVENT_SOURCE_ID_CHARS as MAX_SOURCE_ID_CHARS
 from memory.limits import EVENT_TEXT_CHARS as MAX_TEXT_CHARS
 from memory.limits import IDEMPOTENCY_KEY_CHARS
@@ -42,7 +43,7 @@ class EventRow:
     correlation_session: str
     correlation_thread: str
     correlation_parent: str
-    payload_json: bytes
+    payload_stored: bytes  # the sanitized payload's JSON as stored (memory.event_payload)
     redaction_count: int
 
 
@@ -201,7 +202,7 @@ def _sanitized_row(
         [source_id, *(texts[name] for name in TEXT_FIELDS), *correlation]
     )
     try:
-        payload_bytes, count = redaction.sanitize_json(payload)
+        payload_bytes, count, by_orjson = redaction.sanitized_json(payload)
     except redaction.TooDeep:
         return None, {"payload": f"Nested deeper than {redaction.MAX_DEPTH} levels."}, False
     total += count
@@ -211,7 +212,8 @@ def _sanitized_row(
     row = EventRow(
         source_id=source_id, occurred_at=occurred_at, type=type_, subtype=subtype, actor=actor,
         project=project, correlation_session=session, correlation_thread=thread,
-        correlation_parent=parent, payload_json=payload_bytes, redaction_count=total,
+        correlation_parent=parent, redaction_count=total,
+        payload_stored=payload_pack(payload_bytes, exact_with_orjson=by_orjson),
     )
     return row, {}, False
 

@@ -9,9 +9,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.db import connection
+from psycopg.types.json import Jsonb
 
 from memory import clock
 from memory.config import DecayConfig
+from memory.models.events import MemoryEvent
 from memory.retain.extraction import actors_by_role
 from memory.retain.memories import PROJECT_REF, SPEAKER, SPEAKER_REF, mention_ref
 from memory.retain.mentions import UNKNOWN
@@ -23,13 +25,11 @@ _INSERT = """
 INSERT INTO memory_memory (event_id, source, source_id, observation_id, text, actor, project,
     occurred_at, metadata, language, namespace_id, memory_type, referent, base, half_life_days,
     valence, pinned, retrieval_count, last_reinforced_at, embedded, created_at)
-SELECT e.id, e.source, e.source_id, v.observation_id, COALESCE(e.payload ->> 'text', ''),
-    e.actor, e.project, e.occurred_at,
-    CASE WHEN jsonb_typeof(e.payload -> 'metadata') = 'object' THEN e.payload -> 'metadata'
-         ELSE '{}'::jsonb END,
-    v.language, %s, %s, %s, %s, %s, v.valence, %s, 0, e.occurred_at, false, %s
-FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[]) WITH ORDINALITY
-    AS v(event_id, observation_id, language, valence, position)
+SELECT e.id, e.source, e.source_id, v.observation_id, v.text, e.actor, e.project,
+    e.occurred_at, v.metadata, v.language, %s, %s, %s, %s, %s, v.valence, %s, 0, e.occurred_at,
+    false, %s
+FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::jsonb[])
+    WITH ORDINALITY AS v(event_id, observation_id, language, valence, text, metadata, position)
 JOIN memory_memoryevent AS e ON e.id = v.event_id
 ORDER BY v.position
 ON CONFLICT (event_id) DO NOTHING
@@ -48,6 +48,19 @@ def _execute(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall() if cursor.description else []
+
+
+def _texts_and_metadata(event_ids: Sequence[str]) -> dict[str, tuple[str, dict[str, Any]]]:
+    """Each memory event's text and metadata object, from its payload (read in Python: the
+    database cannot look inside a stored payload)."""
+    found = {}
+    for event_id, payload in MemoryEvent.objects.filter(id__in=event_ids).values_list(
+            "id", "payload"):
+        payload = payload if isinstance(payload, dict) else {}
+        text, metadata = payload.get("text"), payload.get("metadata")
+        found[event_id] = (text if isinstance(text, str) else "",
+                           metadata if isinstance(metadata, dict) else {})
+    return found
 
 
 def _kind_of_namespace(config: DecayConfig) -> dict[str, str]:
@@ -96,12 +109,15 @@ def memories_write(*, cache: GraphCache, writes: ChunkWrites, config: DecayConfi
     # In the order the job applied them (canonical): ids follow it.
     by_event = {w.view.text("event_id"): w for w in writes.memories if w.view.text("event_id")}
     events = list(by_event)
+    said = _texts_and_metadata(events)
     inserted = _execute(_INSERT + " RETURNING event_id", [
         namespace.pk, namespace.memory_type, namespace.referent, namespace.base_strength,
         namespace.half_life_days, namespace.pinned, clock.now(), events,
         [by_event[e].view.id for e in events], [by_event[e].view.text("language")[:16]
                                                 for e in events],
-        [by_event[e].view.sentiment for e in events]])
+        [by_event[e].view.sentiment for e in events],
+        [said.get(e, ("", {}))[0] for e in events],
+        [Jsonb(said.get(e, ("", {}))[1]) for e in events]])
     ids = dict(_execute(_IDS, [events]))
     kinds = _kind_of_namespace(config)
     rows = [row for event_id in events if event_id in ids

@@ -66,7 +66,7 @@ def test_the_commit_position_is_the_database_s_not_the_client_s() -> None:
             " type, subtype, actor, project, correlation_session, correlation_thread,"
             " correlation_parent, payload, redaction_count, txid)"
             " VALUES ('01J0000000000000000000000X', 's', 'x', now(), now(), '', '', '', '', '',"
-            " '', '', '{}', 0, 1)"
+            " '', '', '\\x007b7d', 0, 1)"  # the payload {} as stored (header 0x00)
         )
         cursor.execute("SELECT pg_current_xact_id()::text::bigint")
         (own,) = cursor.fetchone()

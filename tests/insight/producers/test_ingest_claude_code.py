@@ -87,10 +87,10 @@ def test_a_second_run_stores_nothing_new(shared_fixtures: Path) -> None:
 def test_subagent_files_keep_their_link_to_the_parent_session(shared_fixtures: Path) -> None:
     ingest("claude-code", str(shared_fixtures / "claude-code"))
     parent = "ef958aa1-0e93-49f0-bb71-150f63befcd1"
-    sub = MemoryEvent.objects.filter(
-        source="claude-code", subtype__startswith="assistant.",
-        payload___cortex__file__endswith=f"{parent}/subagents/agent-a36efb2a1231c41e2.jsonl",
-    ).first()
+    sub = next(e for e in MemoryEvent.objects.filter(
+        source="claude-code", subtype__startswith="assistant.").order_by("pk")
+        if e.payload["_cortex"]["file"].endswith(
+            f"{parent}/subagents/agent-a36efb2a1231c41e2.jsonl"))
     assert sub is not None
     assert sub.payload["_cortex"]["parent_session"] == parent
     assert sub.correlation_session == parent
