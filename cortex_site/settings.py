@@ -130,6 +130,11 @@ CORTEX_MAX_PAYLOAD_BYTES = int(
     os.environ.get("CORTEX_MAX_PAYLOAD_BYTES", input_limits.EVENT_PAYLOAD_BYTES)
 )
 CORTEX_MAX_BATCH = input_limits.EVENT_BATCH
+# `cortex ingest claude-code` reads in processes of their own from this many unread bytes on
+# (insight/producers/claude_code_readers.py); below it, spawning them costs more than it buys.
+CORTEX_INGEST_READERS_FROM_BYTES = int(
+    os.environ.get("CORTEX_INGEST_READERS_FROM_BYTES", 64 * 1024 * 1024)
+)
 # A batch of 1,000 events may carry up to 1,000 payloads; the request-level cap.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("CORTEX_MAX_REQUEST_BYTES", 64 * 1024 * 1024))
 

@@ -8,18 +8,20 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from django.conf import settings
+from django.db import connection
 
 from insight.file_state import FileState
 from insight.producers.base import IngestSummary, Progress
+from insight.producers.claude_code_files import Job, read_file
 from insight.producers.claude_code_reader import (
     ReadCounters,
-    file_kind,
-    transcript_events,
 )
+from insight.producers.claude_code_readers import reader_shares, readers_run
 from insight.producers.claude_code_records import SOURCE
 from insight.producers.sink import EventSink
 from insight.selectors.ingest_state import source_file_states_get
-from insight.services.ingest_state import FileMark, source_files_save
+from insight.services.ingest_state import source_files_save
+from memory.services.sql import connection_url
 
 
 def default_roots() -> list[Path]:
@@ -59,61 +61,45 @@ class ClaudeCodeProducer:
         summary = IngestSummary(source=self.source)
         files = [(root, path) for root in self.roots for path in transcript_files(root)]
         states = source_file_states_get(paths=[path for _, path in files])
-        progress.start(files=len(files), total_bytes=_unread_bytes(files, states))
+        unread = _unread_bytes(files, states)
+        progress.start(files=len(files), total_bytes=sum(unread.values()))
         counters = ReadCounters()
         with EventSink(source=self.source, summary=summary, progress=progress,
                        commit_marks=lambda marks: source_files_save(marks=marks)) as sink:
-            for root, path in files:
-                state = states.get(str(path)) or FileState()
-                self._read_file(root, path, state, sink, counters, summary, progress)
+            shares = _shares(files, unread)
+            if len(shares) > 1:
+                readers_run(shares=shares, states=states, sink=sink, summary=summary,
+                            counters=counters, progress=progress,
+                            database_url=connection_url(), redis_url=settings.REDIS_URL)
+            else:
+                for root, path in files:
+                    state = states.get(str(path)) or FileState()
+                    read_file(root, path, state, sink, counters, summary, progress)
             sink.flush()
         _merge(summary, counters)
         summary.seconds = time.monotonic() - started
         return summary
 
-    def _read_file(self, root: Path, path: Path, state: FileState, sink: EventSink,
-                   counters: ReadCounters, summary: IngestSummary, progress: Progress) -> None:
-        kind = file_kind(path)[0]
-        base = root if root.is_dir() else root.parent
-        mark = FileMark(path=path, rel_path=_relative(path, base), kind=kind, state=state)
-        summary.files += 1
-        summary.files_by_kind[kind] += 1
-        before, initial = counters.bytes_read, state.as_dict()
-        key = str(path)  # marked at every line: a str keeps its hash, a Path computes it
-        try:
-            if not state.inode and path.stat().st_size == 0:  # reported once, when first seen
-                summary.malformed["empty_file"] += 1
-            for events in transcript_events(path, root=base, state=state, counters=counters,
-                                            payload_limit=settings.CORTEX_MAX_PAYLOAD_BYTES):
-                sink.mark(key, mark)
-                sink.add(events, size=counters.bytes_read - before)
-                progress.advance(bytes_read=counters.bytes_read - before)
-                before = counters.bytes_read
-        except OSError:
-            summary.malformed["unreadable_file"] += 1
-            return
-        if state.as_dict() != initial:
-            sink.mark(key, mark)
-        progress.advance(files=1)
+
+def _shares(files: list[tuple[Path, Path]], unread: dict[Path, int]) -> list[list[Job]]:
+    """The reader processes' shares of a large read outside a transaction (none: read here)."""
+    if connection.in_atomic_block:
+        return []
+    if sum(unread.values()) < settings.CORTEX_INGEST_READERS_FROM_BYTES:
+        return []
+    return reader_shares(files, unread)
 
 
-def _relative(path: Path, base: Path) -> str:
-    try:
-        return path.relative_to(base).as_posix()
-    except ValueError:
-        return path.name
-
-
-def _unread_bytes(files: list[tuple[Path, Path]], states: dict[str, FileState]) -> int:
-    total = 0
+def _unread_bytes(files: list[tuple[Path, Path]], states: dict[str, FileState]) -> dict[Path, int]:
+    unread = {}
     for _, path in files:
         try:
             size = path.stat().st_size
         except OSError:
-            continue
+            size = 0
         state = states.get(str(path))
-        total += max(size - (state.offset if state else 0), 0)
-    return total
+        unread[path] = max(size - (state.offset if state else 0), 0)
+    return unread
 
 
 def _merge(summary: IngestSummary, counters: ReadCounters) -> None:

@@ -23,7 +23,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from insight.producers.base import Event, IngestSummary, NoProgress, Progress
-from insight.producers.sink_writer import RELAXED_GC, BatchWriter, Marks
+from insight.producers.sink_writer import RELAXED_GC, BatchWriter, Marks, Write
 from memory.errors import Invalid
 from memory.services.events import (
     EventAppendResult,
@@ -49,12 +49,15 @@ class EventSink:
         progress: Progress | None = None,
         batch_size: int | None = None,
         pipelined: bool = True,
+        hand_over: Write | None = None,
     ) -> None:
         self.source, self.summary = source, summary
         self.commit_marks = commit_marks
         self.progress = progress or NoProgress()
         self.batch_size = min(batch_size or settings.CORTEX_MAX_BATCH, settings.CORTEX_MAX_BATCH)
         self.pipelined = pipelined
+        # Set in a reader process: its prepared batches go to the importer, which writes them.
+        self.hand_over = hand_over
         self.pending: list[Event] = []
         self.pending_bytes = 0
         self.marks: Marks = {}
@@ -69,6 +72,12 @@ class EventSink:
         self.pending_bytes += size
         if len(self.pending) >= self.batch_size or self.pending_bytes >= MAX_PENDING_BYTES:
             self._hand_off()
+
+    def add_prepared(self, batches: list[PreparedEvents], marks: Marks) -> None:
+        """Batches another process prepared (claude_code_readers), written as this sink's
+        own, in order, each with the marks it came with."""
+        self._hand_off()
+        self._submit(batches, marks)
 
     def flush(self) -> None:
         """Write what is pending; once this returns, everything added is stored."""
@@ -100,14 +109,20 @@ class EventSink:
         self.pending, self.pending_bytes, self.marks = [], 0, {}
         batches = [self._prepare(events[start:start + self.batch_size])
                    for start in range(0, len(events), self.batch_size)]
+        # The producer goes on changing its marks (a file's read state): the batch gets
+        # them as they are now, when they match its events.
+        self._submit(batches, copy.deepcopy(marks))
+
+    def _submit(self, batches: list[PreparedEvents], marks: Marks) -> None:
+        if self.hand_over is not None:
+            self.hand_over(batches, marks)
+            return
         if not self.pipelined or connection.in_atomic_block:
             self._write(batches, marks)
             return
         if self._writer is None:
             self._writer = BatchWriter(self._write)
-        # The producer goes on changing its marks (a file's read state): the batch gets
-        # them as they are now, when they match its events.
-        self._writer.submit((batches, copy.deepcopy(marks)))
+        self._writer.submit((batches, marks))
 
     def _write(self, batches: list[PreparedEvents], marks: Marks) -> None:
         with transaction.atomic():

@@ -7,6 +7,8 @@ travels as a parameter, as jsonb bytes, without a decode or an encode on the way
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 import psycopg
 from django.db import connection
 from django.db.backends.utils import CursorWrapper
@@ -31,3 +33,15 @@ def _as_is(document: bytes) -> bytes:
 def jsonb_param(document: bytes) -> Jsonb:
     """A JSON text (UTF-8 bytes) sent as a jsonb parameter, as it is."""
     return Jsonb(document, _as_is)
+
+
+def connection_url() -> str:
+    """The URL of the database this process is connected to (a test database too), for a
+    process of its own to connect to the same one."""
+    s = connection.settings_dict
+    host = s["OPTIONS"].get("host") or s["HOST"] or "localhost"
+    user = quote(s["USER"] or "")
+    password = f":{quote(s['PASSWORD'])}" if s["PASSWORD"] else ""
+    if host.startswith("/"):
+        return f"postgresql://{user}{password}@/{quote(s['NAME'])}?host={quote(host)}"
+    return f"postgresql://{user}{password}@{host}:{s['PORT'] or 5432}/{quote(s['NAME'])}"

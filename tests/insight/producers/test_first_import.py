@@ -51,23 +51,27 @@ def _corpus(tmp_path: Path) -> Path:
     return root
 
 
-def _env() -> dict[str, str]:
+def _env(*, readers: bool = False) -> dict[str, str]:
+    """`readers`: the transcripts read in reader processes (however little there is)."""
     return {**os.environ, "DATABASE_URL": connection_url(), "REDIS_URL": settings.REDIS_URL,
-            "CORTEX_LOG_LEVEL": "WARNING"}
+            "CORTEX_LOG_LEVEL": "WARNING",
+            "CORTEX_INGEST_READERS_FROM_BYTES": "0" if readers else str(2**62)}
 
 
-def _ingest(root: Path) -> dict[str, object]:
-    done = subprocess.run([CORTEX, "ingest", "claude-code", str(root), "--json"], env=_env(),
-                          capture_output=True, text=True, timeout=600)
+def _ingest(root: Path, *, readers: bool = False) -> dict[str, object]:
+    done = subprocess.run([CORTEX, "ingest", "claude-code", str(root), "--json"],
+                          env=_env(readers=readers), capture_output=True, text=True,
+                          timeout=600)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-3000:]
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-def _killed_midway(root: Path, *, once: str) -> None:
+def _killed_midway(root: Path, *, once: str, readers: bool) -> None:
     """Started, then SIGKILLed once `once` (events, observations) has begun to fill; its
-    follower stops on its own (the importer is gone)."""
+    follower and its readers stop on their own (the importer is gone)."""
     process = subprocess.Popen([CORTEX, "ingest", "claude-code", str(root), "--json"],
-                               env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                               env=_env(readers=readers), stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
     model = MemoryEvent if once == "events" else Observation
     deadline = time.monotonic() + 300
     while not model.objects.exists():
@@ -76,7 +80,7 @@ def _killed_midway(root: Path, *, once: str) -> None:
     children = psutil.Process(process.pid).children(recursive=True)
     if once == "observations":
         stages = [c for c in children if "spawn_main" in " ".join(c.cmdline())]
-        assert len(stages) == 2, "the stages did not run beside the raw ingestion"
+        assert len(stages) >= 2, "the stages did not run beside the raw ingestion"
     process.send_signal(signal.SIGKILL)
     process.wait()
     _, alive = psutil.wait_procs(children, timeout=60)
@@ -99,8 +103,13 @@ def _wipe() -> None:
         call_command("flush", interactive=False, verbosity=0)
 
 
-@pytest.mark.parametrize("once", ["events", "observations"])
-def test_a_sigkill_then_a_rerun_gives_one_clean_run(tmp_path: Path, once: str) -> None:
+@pytest.mark.parametrize(("once", "readers"), [("events", False), ("observations", False),
+                                               ("events", True), ("observations", True)])
+def test_a_sigkill_then_a_rerun_gives_one_clean_run(tmp_path: Path, once: str,
+                                                    readers: bool) -> None:
+    """One clean run read by the importer itself; then, from nothing again, a run killed
+    midway and a re-run (read by the importer, or by reader processes): the same log, and
+    the graph its replay gives."""
     root = _corpus(tmp_path)
     summary = _ingest(root)
     stages = summary["stages"]
@@ -112,8 +121,8 @@ def test_a_sigkill_then_a_rerun_gives_one_clean_run(tmp_path: Path, once: str) -
     clean = (_log_digest(), MemoryEvent.objects.count())
 
     _wipe()
-    _killed_midway(root, once=once)
-    _ingest(root)
+    _killed_midway(root, once=once, readers=readers)
+    _ingest(root, readers=readers)
     assert not Observation.objects.filter(status=ObservationStatus.PENDING).exists()
     assert (_log_digest(), MemoryEvent.objects.count()) == clean
     embedding_passes_run()  # the offline pass the workers run; the replay runs it too
@@ -123,6 +132,19 @@ def test_a_sigkill_then_a_rerun_gives_one_clean_run(tmp_path: Path, once: str) -
     stored = MemoryEvent.objects.get(source_id="s1").payload["message"]["content"]
     assert SECRET not in stored and "[REDACTED:aws-access-key]" in stored
     assert not MemoryEvent.objects.filter(source_id="s2").exists()  # the torn line waits
+
+
+def test_reader_processes_store_what_the_importer_stores(tmp_path: Path) -> None:
+    root = _corpus(tmp_path)
+    alone = _ingest(root)
+    log = (_log_digest(), MemoryEvent.objects.count())
+    _wipe()
+    read = _ingest(root, readers=True)
+    assert (_log_digest(), MemoryEvent.objects.count()) == log
+    counted = ("files", "files_by_kind", "lines", "bytes", "records", "events_stored",
+               "malformed", "pending_partial_lines")
+    assert {k: read[k] for k in counted} == {k: alone[k] for k in counted}
+    assert _ingest(root, readers=True)["events_stored"] == 0  # an unchanged re-run
 
 
 def test_raw_only_leaves_the_stages_to_the_workers(tmp_path: Path) -> None:
