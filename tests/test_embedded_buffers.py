@@ -3,6 +3,9 @@ within PostgreSQL's default and 1GB; written for the next start only when it dif
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -45,3 +48,18 @@ def test_a_size_it_cannot_read_is_refused_before_any_sql() -> None:
     with pytest.raises(ValueError):
         embedded._ensure_buffers(conn, "512MB'; DROP TABLE x; --")
     assert conn.run == []
+
+
+def test_a_new_home_s_server_starts_with_cortex_s_settings(tmp_path: Any) -> None:
+    """The first start of a new CORTEX_HOME already runs with them (not from the next)."""
+    script = ("import psycopg; from cortex_site import embedded\n"
+              "with psycopg.connect(embedded.postgres_url()) as c:\n"
+              "    print(*(c.execute(f'SHOW {n}').fetchone()[0]"
+              " for n in ('shared_buffers', 'max_connections')))")
+    env = {**os.environ, "CORTEX_HOME": str(tmp_path / "home"),
+           "CORTEX_PG_SHARED_BUFFERS": "160MB"}
+    env.pop("XDG_RUNTIME_DIR", None)  # the new home's own lock
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["160MB", str(embedded.MAX_CONNECTIONS)]
