@@ -34,6 +34,6 @@ def reader_main(database_url: str, redis_url: str, parent: int, jobs: list[tuple
 
     try:
         share_read(jobs=jobs, states=states, put=put)
-    except BaseException as error:  # told to the importer, which stops
-        put(("error", f"{type(error).__name__}: {error}"))
+    except BaseException as error:  # told to the importer, which stops (the name only: a
+        put(("error", type(error).__name__))  # message might quote what was read)
         raise

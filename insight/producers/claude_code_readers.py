@@ -103,7 +103,8 @@ def _messages(out: Any, processes: list[Any]) -> Iterator[tuple[Any, ...]]:
                                     "to resume") from None
             continue
         if message[0] == "error":
-            raise ReaderStopped(f"a transcript reader failed: {message[1]}")
+            raise ReaderStopped(f"a transcript reader failed ({message[1]}); run the "
+                                "command again to resume")
         done += message[0] == "done"
         yield message
 

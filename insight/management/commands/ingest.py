@@ -18,6 +18,7 @@ from insight.management.first_import import Stages
 from insight.management.progress import RichProgress, stages_table, summary_table
 from insight.producers.base import Producer
 from insight.producers.claude_code import ClaudeCodeProducer, default_roots
+from insight.producers.claude_code_readers import ReaderStopped
 from insight.producers.gh import GhProducer
 from insight.producers.git import GitProducer
 
@@ -52,7 +53,10 @@ class Command(BaseCommand):
         follower = None if options["raw_only"] else Stages(redis_url=settings.REDIS_URL)
         try:
             with RichProgress(console, enabled=enabled, stages=follower) as progress:
-                summary = producer.run(progress=progress)
+                try:
+                    summary = producer.run(progress=progress)
+                except ReaderStopped as stopped:  # what was written stays: a re-run resumes
+                    raise CommandError(str(stopped)) from None
                 if follower is not None:
                     progress.raw_done()
                     if follower.finish(progress.tick) != 0:

@@ -3,9 +3,12 @@ test_first_import.py)."""
 
 from __future__ import annotations
 
+import queue
 from pathlib import Path
 
-from insight.producers.claude_code_readers import reader_shares
+import pytest
+
+from insight.producers.claude_code_readers import ReaderStopped, _messages, reader_shares
 
 A = "0f3c2a10-0000-4000-8000-00000000000a"
 B = "0f3c2a10-0000-4000-8000-00000000000b"
@@ -30,3 +33,29 @@ def test_a_session_s_files_stay_in_one_share_in_their_order_and_shares_balance()
     order = [str(path) for _r, path in files]
     for share in shares:
         assert [p for _r, p in share] == sorted((p for _r, p in share), key=order.index)
+
+
+class _Queue:
+    def __init__(self, *messages: tuple[object, ...]) -> None:
+        self.messages = list(messages)
+
+    def get(self, timeout: float) -> tuple[object, ...]:
+        if not self.messages:
+            raise queue.Empty
+        return self.messages.pop(0)
+
+
+class _Process:
+    def __init__(self, exitcode: int | None) -> None:
+        self.exitcode = exitcode
+
+
+def test_a_reader_that_failed_or_died_stops_the_import_with_a_line_to_resume() -> None:
+    failed = _messages(_Queue(("batch", 1), ("error", "KeyError")), [_Process(None)])
+    assert next(failed) == ("batch", 1)
+    with pytest.raises(ReaderStopped, match="KeyError.*again to resume"):
+        next(failed)
+    with pytest.raises(ReaderStopped, match="again to resume"):
+        next(_messages(_Queue(), [_Process(None), _Process(-9)]))
+    done = _messages(_Queue(("done", 1), ("done", 2)), [_Process(None), _Process(0)])
+    assert list(done) == [("done", 1), ("done", 2)]
