@@ -234,9 +234,10 @@ def _floor_line(what: str, seconds: float, size: int, floor: float) -> str:
 def _raw(admin: str, url: str, env: dict[str, str], root: Path, floor: float, size: int,
          *, migrate_to: str | None, label: str) -> dict[str, Any]:
     _fresh(admin, env, migrate_to=migrate_to)
-    server_before = _server_cpu()
+    children, server_before = _ChildrenCpu(), _server_cpu()
     run = _run(env, "ingest", "claude-code", str(root), "--raw-only", "--json",
-               manage=migrate_to is not None)
+               manage=migrate_to is not None, children=children)
+    readers = sum(cpu for cpu in children.stop() if cpu > 0.05)
     seconds, peak, out = run.seconds, run.peak, run.out
     time.sleep(0.5)  # the backends' exit reaped by the postmaster
     server_after = _server_cpu()
@@ -247,7 +248,8 @@ def _raw(admin: str, url: str, env: dict[str, str], root: Path, floor: float, si
     if server_before is not None and server_after is not None:
         # What survives a loaded machine: the work, not the wait for a core.
         server = server_after - server_before
-        print(f"    CPU{label}: cortex {run.cpu:,.1f} s + PostgreSQL {server:,.1f} s = "
+        print(f"    CPU{label}: cortex {run.cpu:,.1f} s (importer {run.cpu - readers:,.1f}, "
+              f"its reader processes {readers:,.1f}) + PostgreSQL {server:,.1f} s = "
               f"{size / 1e6 / (run.cpu + server):,.1f} MB per CPU second (on 2 cores at best "
               f"{2 * size / 1e6 / (run.cpu + server):,.1f} MB/s)", flush=True)
     print(f"    events table{label}: {events['total'] / 1e6:,.1f} MB = "
@@ -273,7 +275,11 @@ def _first_import(admin: str, url: str, env: dict[str, str], root: Path, floor: 
           f"retained, {stages['entities_created']:,} entities, {pending} pending; "
           f"peak RSS {peak:,.0f} MB", flush=True)
     per_child = [cpu for cpu in children.stop() if cpu > 0.05]  # not the resource tracker
-    stage_cpu = dict(zip(("analysis", "retain"), per_child, strict=False))
+    # In the order they start: the transcript readers (before the first batch is written),
+    # then the analysis and the retain stage (once it is).
+    readers, stages_cpu = per_child[:-2], per_child[-2:]
+    stage_cpu = {"readers": sum(readers), **dict(zip(("analysis", "retain"), stages_cpu,
+                                                     strict=False))}
     server = (server_after - server_before
               if server_before is not None and server_after is not None else None)
     print(f"    CPU: importer (raw log) {run.cpu - sum(per_child):,.1f} s, "
