@@ -3,6 +3,7 @@ that names every problem, whatever the event."""
 
 from __future__ import annotations
 
+import pickle
 from datetime import UTC, datetime
 from typing import Any
 
@@ -45,3 +46,15 @@ def test_the_quick_check_of_a_well_formed_event_agrees_with_the_full_one(
     with clock.frozen(datetime(2026, 1, 2, tzinfo=UTC)):
         assert event_row_parse(event, max_payload_bytes=10_000) == _checked_row(
             event, max_payload_bytes=10_000)
+
+
+def test_a_row_survives_the_trip_to_the_importer_whole() -> None:
+    """Reader processes pickle their prepared rows (EventRow.__reduce__)."""
+    row, errors, _ = event_row_parse(
+        {"source_id": "s", "type": "t", "actor": "a", "occurred_at": "2026-01-02T03:04:05Z",
+         "correlation": {"session": "x"}, "payload": {"k": [1, "two"]}},
+        max_payload_bytes=1000)
+    assert row is not None and not errors
+    again = pickle.loads(pickle.dumps(row))
+    assert again == row and again is not row
+    assert again.payload_stored == row.payload_stored and again.correlation_session == "x"
