@@ -18,7 +18,22 @@ NOT_GRANTED = re.compile(
     r"Claude requested permissions to (?:use (?P<tool>[\w.:-]+)"
     r"|(?P<action>write to|read from|edit|access) (?P<path>.+?)),? but you haven't granted it yet"
 )
-REQUIRES_APPROVAL = re.compile(
+
+
+class _Guarded:
+    """A pattern searched only in texts holding `literal`, which each of its matches holds:
+    the same answers, without trying the pattern at every position of a long tool output
+    that cannot match (an alternation without a common prefix is tried at each one)."""
+
+    def __init__(self, literal: str, pattern: str, flags: int = 0) -> None:
+        self.literal, self.pattern = literal, re.compile(pattern, flags)
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.pattern.search(text) if self.literal in text else None
+
+
+REQUIRES_APPROVAL = _Guarded(
+    "requires approval",
     r"(?:requires approval: (?P<command>.+)|This (?:Bash )?command requires approval)", re.S
 )
 BLOCKED = re.compile(r"^(?:Error: )?(?P<what>.+?) was blocked\. For security")
