@@ -46,7 +46,11 @@ VIEW_FIELDS = ("id", "dedup_key", "source", "timestamp", "category", "target_nam
                "actors", "sentiment", "sentiment_score", "payload_typed", "event_ids")
 
 
-_LOCK_VIEWS = ("SELECT " + ", ".join(f'"{f}"' for f in VIEW_FIELDS) + " FROM memory_observation "
+# Rows come in binary (timestamps load several times faster than from text), the jsonb
+# columns as their text, which orjson reads (a binary jsonb would be parsed by json).
+_JSON_FIELDS = ("actors", "payload_typed")
+_LOCK_VIEWS = ("SELECT " + ", ".join(f'"{f}"::text' if f in _JSON_FIELDS else f'"{f}"'
+                                     for f in VIEW_FIELDS) + " FROM memory_observation "
                "WHERE id = ANY(%b::varchar[]) AND status = 'pending' ORDER BY order_key "
                "FOR UPDATE")
 
@@ -65,7 +69,7 @@ def chunk_views_lock(ids: Sequence[str]) -> list[ObservationView]:
     (read as rows, not models: the job reads nothing else of them)."""
     views = []
     for (pk, dedup_key, source, timestamp, category, namespace, topic, actors, sentiment,
-         score, payload, event_ids) in sql_rows(_LOCK_VIEWS, [list(ids)]):
+         score, payload, event_ids) in sql_rows(_LOCK_VIEWS, [list(ids)], binary=True):
         payload = _json(payload)
         views.append(ObservationView(
             id=pk, dedup_key=dedup_key, source=source, timestamp=timestamp, category=category,
