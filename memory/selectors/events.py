@@ -9,11 +9,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import psycopg
 from django.db import connection, transaction
 from django.db.models import BooleanField, QuerySet
 from django.db.models.expressions import RawSQL
 
 from memory.errors import Invalid
+from memory.event_payload import payload_loads
 from memory.models.events import MemoryEvent
 from memory.selectors.commit_horizon import committed
 
@@ -129,6 +131,17 @@ _READ_COLUMNS = ("id", "source", "source_id", "type", "subtype", "occurred_at", 
                  "txid", "payload")
 
 
+def _binary_rows(queryset: QuerySet[Any]) -> list[tuple[Any, ...]]:
+    """The queryset's rows in PostgreSQL's binary format: a payload (bytea) arrives as its
+    bytes, not as hex text twice its size that the server encodes and the driver decodes.
+    Values as the driver loads them (no field converters: payloads stay stored bytes)."""
+    sql, params = queryset.query.sql_with_params()
+    connection.ensure_connection()
+    with psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(sql, params, binary=True)
+        return cursor.fetchall()
+
+
 def event_reads_after(
     *, cursor: Any, limit: int, source: str
 ) -> tuple[list[dict[str, Any]], Any]:
@@ -143,14 +156,14 @@ def event_reads_after(
         queryset = _beyond(queryset, position, descending=False)
     ordered = queryset.order_by("txid", "id").values_list(*_READ_COLUMNS)[:limit]
     with _ordered_by_an_index():
-        rows = list(ordered)
+        rows = _binary_rows(ordered)
     if not rows:
         return [], cursor
     events = [
         {"id": pk, "source": src, "source_id": source_id, "type": type_, "subtype": subtype,
          "occurred_at": occurred_at, "actor": actor, "project": project,
          "correlation": {"session": session, "thread": thread, "parent": parent},
-         "payload": _lean_payload(payload), "context": False}
+         "payload": _lean_payload(payload_loads(payload)), "context": False}
         for (pk, src, source_id, type_, subtype, occurred_at, actor, project, session, thread,
              parent, _txid, payload) in rows
     ]
