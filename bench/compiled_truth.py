@@ -127,7 +127,7 @@ _STATEMENTS = [
          correlation_parent, payload, redaction_count)
        SELECT lpad(to_hex(g), 26, '0'), 'bench', 'b' || g,
          %(start)s - (g %% 1000) * interval '1 minute', %(start)s, 'message', 'user', '',
-         '', '', '', '', '{}', 0
+         '', '', '', '', '\\x007b7d', 0
        FROM generate_series(1, 3 * %(n)s + %(n)s / 5) g""",
     """INSERT INTO memory_observation (id, dedup_key, source, timestamp, recorded_at, category,
          actors, topic, sentiment, sentiment_score, payload_typed, correlation_session,

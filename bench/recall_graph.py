@@ -217,7 +217,7 @@ INSERT INTO memory_memoryevent (id, source, source_id, occurred_at, recorded_at,
   redaction_count)
 SELECT lpad(to_hex(g), 26, '0'), 'api:bench', 'bench-' || g,
   %(now)s - g * interval '3 minutes', %(now)s, 'memory', 'remember', '', '', '', '', '',
-  '{}', 0
+  '\\x007b7d', 0
 FROM generate_series(1, %(memories)s) g"""
 
 _RELATIONS = """
