@@ -275,11 +275,10 @@ def _first_import(admin: str, url: str, env: dict[str, str], root: Path, floor: 
           f"retained, {stages['entities_created']:,} entities, {pending} pending; "
           f"peak RSS {peak:,.0f} MB", flush=True)
     per_child = [cpu for cpu in children.stop() if cpu > 0.05]  # not the resource tracker
-    # In the order they start: the transcript readers (before the first batch is written),
-    # then the analysis and the retain stage (once it is).
-    readers, stages_cpu = per_child[:-2], per_child[-2:]
-    stage_cpu = {"readers": sum(readers), **dict(zip(("analysis", "retain"), stages_cpu,
-                                                     strict=False))}
+    # In the order they start: the analysis and the retain stage (as soon as there is
+    # something to read), then the transcript readers.
+    stage_cpu = {**dict(zip(("analysis", "retain"), per_child[:2], strict=False)),
+                 "readers": sum(per_child[2:])}
     server = (server_after - server_before
               if server_before is not None and server_after is not None else None)
     print(f"    CPU: importer (raw log) {run.cpu - sum(per_child):,.1f} s, "
