@@ -166,24 +166,48 @@ def _cortex(env: dict[str, str], *args: str, manage: bool = False) -> tuple[floa
     return run.seconds, run.peak, run.out
 
 
-def _server_cpu() -> float | None:
-    """User + system seconds of the embedded PostgreSQL so far: the postmaster, its live
-    processes and the backends it reaped (Linux /proc); None elsewhere."""
-    from cortex_site import embedded
+class _BackendsCpu:
+    """User + system seconds of the embedded PostgreSQL's backends connected to the bench
+    database, sampled from /proc while a command runs (a backend's counters go with it: its
+    last sample counts, up to `every` short). Other databases' backends (a test run, another
+    bench) and the server's own processes (WAL writer, checkpointer) are left out."""
 
-    try:
-        pid = int((embedded.cortex_home() / "pgdata" / "postmaster.pid").read_text().split()[0])
-        ticks = 0
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        ticks += sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
-        for stat in Path("/proc").glob("[0-9]*/stat"):
-            with contextlib.suppress(OSError, IndexError, ValueError):
-                child = stat.read_text().rsplit(")", 1)[1].split()
-                if int(child[1]) == pid:
-                    ticks += int(child[11]) + int(child[12])
-    except (OSError, IndexError, ValueError):
-        return None
-    return ticks / os.sysconf("SC_CLK_TCK")
+    def __init__(self, every: float = 0.2) -> None:
+        self.every = every
+        self.seen: dict[int, float] = {}
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> _BackendsCpu:
+        from cortex_site import embedded
+
+        try:
+            postmaster = int((embedded.cortex_home() / "pgdata" / "postmaster.pid")
+                             .read_text().split()[0])
+        except (OSError, IndexError, ValueError):
+            return self
+        self._thread = threading.Thread(target=self._sample, args=(postmaster,), daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> float | None:
+        if self._thread is None:
+            return None
+        self._stop.set()
+        self._thread.join()
+        return sum(self.seen.values())
+
+    def _sample(self, postmaster: int) -> None:
+        tick, marker = os.sysconf("SC_CLK_TCK"), f" {BENCH_DB} ".encode()
+        while not self._stop.wait(self.every):
+            for stat in Path("/proc").glob("[0-9]*/stat"):
+                with contextlib.suppress(OSError, IndexError, ValueError):
+                    fields = stat.read_text().rsplit(")", 1)[1].split()
+                    if int(fields[1]) != postmaster:
+                        continue
+                    if marker not in (stat.parent / "cmdline").read_bytes().replace(b"\0", b" "):
+                        continue
+                    self.seen[int(stat.parent.name)] = (int(fields[11]) + int(fields[12])) / tick
 
 
 def _sql(url: str, query: str) -> list[tuple[Any, ...]]:
@@ -234,20 +258,18 @@ def _floor_line(what: str, seconds: float, size: int, floor: float) -> str:
 def _raw(admin: str, url: str, env: dict[str, str], root: Path, floor: float, size: int,
          *, migrate_to: str | None, label: str) -> dict[str, Any]:
     _fresh(admin, env, migrate_to=migrate_to)
-    children, server_before = _ChildrenCpu(), _server_cpu()
+    children, backends = _ChildrenCpu(), _BackendsCpu().start()
     run = _run(env, "ingest", "claude-code", str(root), "--raw-only", "--json",
                manage=migrate_to is not None, children=children)
     readers = sum(cpu for cpu in children.stop() if cpu > 0.05)
     seconds, peak, out = run.seconds, run.peak, run.out
-    time.sleep(0.5)  # the backends' exit reaped by the postmaster
-    server_after = _server_cpu()
+    server = backends.stop()
     summary = json.loads(out.strip().splitlines()[-1])
     events = _events_size(url)
     print(_floor_line(f"raw ingest{label}", seconds, size, floor)
           + f"; {summary['events_stored']:,} events; peak RSS {peak:,.0f} MB", flush=True)
-    if server_before is not None and server_after is not None:
+    if server is not None:
         # What survives a loaded machine: the work, not the wait for a core.
-        server = server_after - server_before
         print(f"    CPU{label}: cortex {run.cpu:,.1f} s (importer {run.cpu - readers:,.1f}, "
               f"its reader processes {readers:,.1f}) + PostgreSQL {server:,.1f} s = "
               f"{size / 1e6 / (run.cpu + server):,.1f} MB per CPU second (on 2 cores at best "
@@ -261,11 +283,10 @@ def _raw(admin: str, url: str, env: dict[str, str], root: Path, floor: float, si
 def _first_import(admin: str, url: str, env: dict[str, str], root: Path, floor: float,
                   size: int) -> dict[str, Any]:
     _fresh(admin, env)
-    children, server_before = _ChildrenCpu(), _server_cpu()
+    children, backends = _ChildrenCpu(), _BackendsCpu().start()
     run = _run(env, "ingest", "claude-code", str(root), "--json", children=children)
     seconds, peak, out = run.seconds, run.peak, run.out
-    time.sleep(0.5)  # the backends' exit reaped by the postmaster
-    server_after = _server_cpu()
+    server = backends.stop()
     stages = json.loads(out.strip().splitlines()[-1])["stages"]
     sleep, sleep_peak, _ = _cortex(env, "sleep")
     total = seconds + sleep
@@ -279,12 +300,10 @@ def _first_import(admin: str, url: str, env: dict[str, str], root: Path, floor: 
     # something to read), then the transcript readers.
     stage_cpu = {**dict(zip(("analysis", "retain"), per_child[:2], strict=False)),
                  "readers": sum(per_child[2:])}
-    server = (server_after - server_before
-              if server_before is not None and server_after is not None else None)
     print(f"    CPU: importer (raw log) {run.cpu - sum(per_child):,.1f} s, "
           + ", ".join(f"{name} {cpu:,.1f} s" for name, cpu in stage_cpu.items())
           + " (Python, each process)"
-          + (f" + PostgreSQL {server:,.1f} s (every backend)" if server is not None else "")
+          + (f" + PostgreSQL {server:,.1f} s (its backends)" if server is not None else "")
           + f" = {run.cpu + (server or 0):,.1f} s", flush=True)
     print(f"  sleep cycle: {sleep:,.1f} s (peak RSS {sleep_peak:,.0f} MB); the whole first "
           f"import {total:,.1f} s, scaled to 1.5 GB {total * FULL_SIZE / size:,.0f} s",
