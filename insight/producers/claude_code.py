@@ -53,8 +53,13 @@ def transcript_files(root: Path) -> Iterator[Path]:
 class ClaudeCodeProducer:
     source = SOURCE
 
-    def __init__(self, *, roots: list[Path]) -> None:
+    def __init__(self, *, roots: list[Path], readers: int = 1) -> None:
+        """`readers`: the reader processes a large read may be split across (1: read here).
+        Worth it only when a core would be idle otherwise: beside the analysis and retain
+        stages both cores are busy, and the readers' own cost (their start, handing every
+        batch over) makes the whole import take longer."""
         self.roots = [root.resolve() for root in roots]
+        self.readers = readers
 
     def run(self, *, progress: Progress) -> IngestSummary:
         started = time.monotonic()
@@ -66,7 +71,7 @@ class ClaudeCodeProducer:
         counters = ReadCounters()
         with EventSink(source=self.source, summary=summary, progress=progress,
                        commit_marks=lambda marks: source_files_save(marks=marks)) as sink:
-            shares = _shares(files, unread)
+            shares = _shares(files, unread, self.readers)
             if len(shares) > 1:
                 readers_run(shares=shares, states=states, sink=sink, summary=summary,
                             counters=counters, progress=progress,
@@ -81,13 +86,14 @@ class ClaudeCodeProducer:
         return summary
 
 
-def _shares(files: list[tuple[Path, Path]], unread: dict[Path, int]) -> list[list[Job]]:
+def _shares(files: list[tuple[Path, Path]], unread: dict[Path, int],
+            readers: int) -> list[list[Job]]:
     """The reader processes' shares of a large read outside a transaction (none: read here)."""
-    if connection.in_atomic_block:
+    if readers < 2 or connection.in_atomic_block:
         return []
     if sum(unread.values()) < settings.CORTEX_INGEST_READERS_FROM_BYTES:
         return []
-    return reader_shares(files, unread)
+    return reader_shares(files, unread, readers)
 
 
 def _unread_bytes(files: list[tuple[Path, Path]], states: dict[str, FileState]) -> dict[Path, int]:

@@ -18,7 +18,7 @@ from insight.management.first_import import Stages
 from insight.management.progress import RichProgress, stages_table, summary_table
 from insight.producers.base import Producer
 from insight.producers.claude_code import ClaudeCodeProducer, default_roots
-from insight.producers.claude_code_readers import ReaderStopped
+from insight.producers.claude_code_readers import READERS, ReaderStopped
 from insight.producers.gh import GhProducer
 from insight.producers.git import GitProducer
 
@@ -84,7 +84,8 @@ class Command(BaseCommand):
             if missing or not roots:
                 where = ", ".join(missing) or "~/.claude/projects"
                 raise CommandError(f"no transcripts at {where}")
-            return ClaudeCodeProducer(roots=roots)
+            # Reader processes for the raw log alone: beside the stages the cores are busy.
+            return ClaudeCodeProducer(roots=roots, readers=READERS if options["raw_only"] else 1)
         path = Path(options["path"]).expanduser()
         if not path.exists():
             raise CommandError(f"{path} does not exist")

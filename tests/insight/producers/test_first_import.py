@@ -51,27 +51,30 @@ def _corpus(tmp_path: Path) -> Path:
     return root
 
 
-def _env(*, readers: bool = False) -> dict[str, str]:
-    """`readers`: the transcripts read in reader processes (however little there is)."""
+def _env() -> dict[str, str]:
+    # (--raw-only reads in reader processes however little there is to read)
     return {**os.environ, "DATABASE_URL": connection_url(), "REDIS_URL": settings.REDIS_URL,
-            "CORTEX_LOG_LEVEL": "WARNING",
-            "CORTEX_INGEST_READERS_FROM_BYTES": "0" if readers else str(2**62)}
+            "CORTEX_LOG_LEVEL": "WARNING", "CORTEX_INGEST_READERS_FROM_BYTES": "0"}
 
 
-def _ingest(root: Path, *, readers: bool = False) -> dict[str, object]:
-    done = subprocess.run([CORTEX, "ingest", "claude-code", str(root), "--json"],
-                          env=_env(readers=readers), capture_output=True, text=True,
-                          timeout=600)
+def _command(root: Path, *, raw_only: bool) -> list[str]:
+    return [CORTEX, "ingest", "claude-code", str(root), "--json",
+            *(["--raw-only"] if raw_only else [])]
+
+
+def _ingest(root: Path, *, raw_only: bool = False) -> dict[str, object]:
+    done = subprocess.run(_command(root, raw_only=raw_only), env=_env(), capture_output=True,
+                          text=True, timeout=600)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-3000:]
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-def _killed_midway(root: Path, *, once: str, readers: bool) -> None:
+def _killed_midway(root: Path, *, once: str, raw_only: bool) -> None:
     """Started, then SIGKILLed once `once` (events, observations) has begun to fill; its
-    follower and its readers stop on their own (the importer is gone)."""
-    process = subprocess.Popen([CORTEX, "ingest", "claude-code", str(root), "--json"],
-                               env=_env(readers=readers), stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    follower (or, --raw-only, its reader processes) stop on their own (the importer is
+    gone)."""
+    process = subprocess.Popen(_command(root, raw_only=raw_only), env=_env(),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     model = MemoryEvent if once == "events" else Observation
     deadline = time.monotonic() + 300
     while not model.objects.exists():
@@ -103,13 +106,14 @@ def _wipe() -> None:
         call_command("flush", interactive=False, verbosity=0)
 
 
-@pytest.mark.parametrize(("once", "readers"), [("events", False), ("observations", False),
-                                               ("events", True), ("observations", True)])
+@pytest.mark.parametrize(("once", "raw_only"), [("events", False), ("observations", False),
+                                                ("events", True)])
 def test_a_sigkill_then_a_rerun_gives_one_clean_run(tmp_path: Path, once: str,
-                                                    readers: bool) -> None:
-    """One clean run read by the importer itself; then, from nothing again, a run killed
-    midway and a re-run (read by the importer, or by reader processes): the same log, and
-    the graph its replay gives."""
+                                                    raw_only: bool) -> None:
+    """One clean run; then, from nothing again, a run killed midway and a re-run (or, with
+    the raw log read by reader processes, a --raw-only run killed and re-run, then a run
+    that finds nothing new to read and does the stages): the same log, and the graph its
+    replay gives."""
     root = _corpus(tmp_path)
     summary = _ingest(root)
     stages = summary["stages"]
@@ -121,8 +125,10 @@ def test_a_sigkill_then_a_rerun_gives_one_clean_run(tmp_path: Path, once: str,
     clean = (_log_digest(), MemoryEvent.objects.count())
 
     _wipe()
-    _killed_midway(root, once=once, readers=readers)
-    _ingest(root, readers=readers)
+    _killed_midway(root, once=once, raw_only=raw_only)
+    if raw_only:
+        _ingest(root, raw_only=True)
+    _ingest(root)
     assert not Observation.objects.filter(status=ObservationStatus.PENDING).exists()
     assert (_log_digest(), MemoryEvent.objects.count()) == clean
     embedding_passes_run()  # the offline pass the workers run; the replay runs it too
@@ -136,15 +142,15 @@ def test_a_sigkill_then_a_rerun_gives_one_clean_run(tmp_path: Path, once: str,
 
 def test_reader_processes_store_what_the_importer_stores(tmp_path: Path) -> None:
     root = _corpus(tmp_path)
-    alone = _ingest(root)
+    alone = _ingest(root)  # read by the importer itself, beside the stages
     log = (_log_digest(), MemoryEvent.objects.count())
     _wipe()
-    read = _ingest(root, readers=True)
+    read = _ingest(root, raw_only=True)
     assert (_log_digest(), MemoryEvent.objects.count()) == log
     counted = ("files", "files_by_kind", "lines", "bytes", "records", "events_stored",
                "malformed", "pending_partial_lines")
     assert {k: read[k] for k in counted} == {k: alone[k] for k in counted}
-    assert _ingest(root, readers=True)["events_stored"] == 0  # an unchanged re-run
+    assert _ingest(root, raw_only=True)["events_stored"] == 0  # an unchanged re-run
 
 
 def test_raw_only_leaves_the_stages_to_the_workers(tmp_path: Path) -> None:
