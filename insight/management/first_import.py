@@ -17,28 +17,17 @@ import os
 from collections.abc import Callable
 from dataclasses import fields
 from typing import Any
-from urllib.parse import quote
 
 from django.db import connection
 
 from insight.management.first_import_main import follow_main
 from insight.services.first_import import StageTally, first_import_follow, first_import_waiting
+from memory.services.sql import connection_url
 
 POLL_SECONDS = 0.2  # how often the follower looks for new events while it waits
 LOCK_TIMEOUT_SECONDS = 5.0  # a worker holding the retain lock: wait this long, then analyze
 FIELDS = [f.name for f in fields(StageTally)]
 _SPAWN = multiprocessing.get_context("spawn")
-
-
-def connection_url() -> str:
-    """The URL of the database this process is connected to (a test database too)."""
-    s = connection.settings_dict
-    host = s["OPTIONS"].get("host") or s["HOST"] or "localhost"
-    user = quote(s["USER"] or "")
-    password = f":{quote(s['PASSWORD'])}" if s["PASSWORD"] else ""
-    if host.startswith("/"):
-        return f"postgresql://{user}{password}@/{quote(s['NAME'])}?host={quote(host)}"
-    return f"postgresql://{user}{password}@{host}:{s['PORT'] or 5432}/{quote(s['NAME'])}"
 
 
 class Stages:

@@ -18,8 +18,8 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from insight.management.first_import import connection_url
 from memory.services.agents import agent_create
+from memory.services.sql import connection_url
 
 EVERY_SCOPE = ["memories:write", "events:write", "recall:read", "context:read",
                "feedback:write", "working-set"]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from insight.management.first_import import connection_url
+from memory.services.sql import connection_url
 
 BASE_DIR = Path(settings.BASE_DIR)
 DEADLINE = 180.0

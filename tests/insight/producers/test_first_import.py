@@ -24,7 +24,6 @@ from django.conf import settings
 from django.core.management import call_command
 
 from insight.demo.corpus import corpus_write
-from insight.management.first_import import connection_url
 from insight.services.first_import import first_import_waiting
 from memory.models import Observation, ObservationStatus
 from memory.models.events import MemoryEvent
@@ -32,6 +31,7 @@ from memory.models.observations import RetainAttempt
 from memory.selectors.graph import graph_digest
 from memory.services.embeddings import embedding_passes_run
 from memory.services.rebuild import graph_rebuild
+from memory.services.sql import connection_url
 
 from .helpers import SESSION, append, line, record, write
 
