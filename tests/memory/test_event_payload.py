@@ -4,6 +4,7 @@ pays (memory.event_payload), and read back exactly, by COPY (a batch) and by INS
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import lz4.block
 import orjson
@@ -28,7 +29,8 @@ def _stored(source_id: str) -> bytes:
 
 @pytest.mark.parametrize("batch", [True, False], ids=["copy", "insert"])
 def test_a_long_payload_is_stored_as_lz4_of_its_json_and_read_back(batch: bool) -> None:
-    events = [{"source_id": "long", "payload": LONG}, {"source_id": "other"}]
+    events: list[dict[str, Any]] = [{"source_id": "long", "payload": LONG},
+                                    {"source_id": "other"}]
     if batch:
         event_append_many(source="test", events=events)
     else:
