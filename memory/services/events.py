@@ -121,20 +121,11 @@ def _checked_source(source: str) -> str:
 
 
 def _insert_columns(rows: Sequence[EventRow], ids: Mapping[str, str]) -> list[list[Any]]:
-    return [
-        [ids[row.source_id] for row in rows],
-        [row.source_id for row in rows],
-        [row.occurred_at for row in rows],
-        [row.type for row in rows],
-        [row.subtype for row in rows],
-        [row.actor for row in rows],
-        [row.project for row in rows],
-        [row.correlation_session for row in rows],
-        [row.correlation_thread for row in rows],
-        [row.correlation_parent for row in rows],
-        [row.payload_stored for row in rows],
-        [row.redaction_count for row in rows],
-    ]
+    """The rows (at least one) as _INSERT's arrays, one per column."""
+    return [list(column) for column in zip(*(
+        (ids[row.source_id], row.source_id, row.occurred_at, row.type, row.subtype, row.actor,
+         row.project, row.correlation_session, row.correlation_thread, row.correlation_parent,
+         row.payload_stored, row.redaction_count) for row in rows), strict=True)]
 
 
 def _insert(batch: PreparedEvents) -> dict[str, str]:
