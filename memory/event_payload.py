@@ -36,6 +36,21 @@ def payload_pack(data: bytes, *, exact_with_orjson: bool = True) -> bytes:
     return bytes((flags,)) + data
 
 
+def json_dump(value: Any) -> tuple[bytes, bool]:
+    """A JSON value's text, and whether orjson wrote it (then orjson reads it back exactly);
+    else `json.dumps`'s (an integer beyond 64 bits, a type JSON does not have)."""
+    try:
+        return orjson.dumps(value), True
+    except TypeError:
+        return json.dumps(value, default=str, ensure_ascii=False).encode(), False
+
+
+def payload_dumps(value: Any) -> bytes:
+    """A JSON value as stored."""
+    text, by_orjson = json_dump(value)
+    return payload_pack(text, exact_with_orjson=by_orjson)
+
+
 def payload_text(stored: bytes | memoryview) -> bytes:
     """The JSON text of a stored payload."""
     if stored[0] & LZ4:

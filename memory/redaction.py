@@ -7,7 +7,6 @@ lone surrogates and non-finite floats. Both are idempotent: a second pass change
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -17,6 +16,7 @@ from typing import Any
 import orjson
 
 from memory import redaction_scan
+from memory.event_payload import json_dump
 
 MARKER_PREFIX = "[REDACTED:"
 _MAX_PASSES = 4
@@ -454,14 +454,6 @@ def sanitize_value(value: Any) -> tuple[Any, int]:
     return sanitize(value)
 
 
-def _dump(value: Any) -> tuple[bytes, bool]:
-    """JSON, and whether orjson wrote it (then orjson reads it back exactly)."""
-    try:
-        return orjson.dumps(value), True
-    except TypeError:  # ints beyond 64 bits, exotic types: the slow, lenient path
-        return json.dumps(value, default=str, ensure_ascii=False).encode(), False
-
-
 def sanitize_json(payload: Mapping[str, Any]) -> tuple[bytes, int]:
     """sanitize(payload) serialized as JSON, and its redaction count. Raises TooDeep."""
     data, count, _by_orjson = sanitized_json(payload)
@@ -483,5 +475,5 @@ def sanitized_json(payload: Mapping[str, Any]) -> tuple[bytes, int, bool]:
         # payload, so it held no lone surrogate, and no NUL, the only other changes sanitize
         # makes (non-finite floats and tuples it writes as sanitize would): that JSON is it.
         return data, 0, True
-    text, by_orjson = _dump(value)
+    text, by_orjson = json_dump(value)
     return text, count, by_orjson

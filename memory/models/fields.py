@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-import orjson
 from django import forms
 from django.db import models
 
-from memory.event_payload import payload_loads, payload_pack
-
-
-def payload_dumps(value: Any) -> bytes:
-    """A JSON value as stored (memory.event_payload), orjson's text when it can write it."""
-    try:
-        return payload_pack(orjson.dumps(value))
-    except TypeError:  # an integer beyond 64 bits, or a type JSON does not have
-        text = json.dumps(value, default=str, ensure_ascii=False)
-        return payload_pack(text.encode(), exact_with_orjson=False)
+from memory.event_payload import payload_dumps, payload_loads
 
 
 class PackedJSONField(models.Field):  # type: ignore[type-arg]
