@@ -38,12 +38,14 @@ def reader_shares(files: list[tuple[Path, Path]], sizes: dict[Path, int],
     groups: dict[tuple[Path, str], list[int]] = {}
     for index, (_root, path) in enumerate(files):
         groups.setdefault(_session_key(path), []).append(index)
+    weighed = [(sum(sizes[files[i][1]] for i in members), members)
+               for members in groups.values()]
     loads = [0] * readers
     shares: list[list[int]] = [[] for _ in range(readers)]
-    for members in sorted(groups.values(), key=lambda m: -sum(sizes[files[i][1]] for i in m)):
+    for size, members in sorted(weighed, key=lambda group: -group[0]):
         lightest = loads.index(min(loads))
         shares[lightest] += members
-        loads[lightest] += sum(sizes[files[i][1]] for i in members)
+        loads[lightest] += size
     return [[(str(files[i][0]), str(files[i][1])) for i in sorted(share)]
             for share in shares if share]
 
