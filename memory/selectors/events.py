@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import psycopg
 from django.db import connection, transaction
 from django.db.models import BooleanField, QuerySet
 from django.db.models.expressions import RawSQL
@@ -18,6 +17,7 @@ from memory.errors import Invalid
 from memory.event_payload import payload_loads
 from memory.models.events import MemoryEvent
 from memory.selectors.commit_horizon import committed
+from memory.selectors.sql import sql_rows
 
 Position = tuple[int, str]
 _TABLE = MemoryEvent._meta.db_table
@@ -131,17 +131,6 @@ _READ_COLUMNS = ("id", "source", "source_id", "type", "subtype", "occurred_at", 
                  "txid", "payload")
 
 
-def _binary_rows(queryset: QuerySet[Any]) -> list[tuple[Any, ...]]:
-    """The queryset's rows in PostgreSQL's binary format: a payload (bytea) arrives as its
-    bytes, not as hex text twice its size that the server encodes and the driver decodes.
-    Values as the driver loads them (no field converters: payloads stay stored bytes)."""
-    sql, params = queryset.query.sql_with_params()
-    connection.ensure_connection()
-    with psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(sql, params, binary=True)
-        return cursor.fetchall()
-
-
 def event_reads_after(
     *, cursor: Any, limit: int, source: str
 ) -> tuple[list[dict[str, Any]], Any]:
@@ -156,7 +145,8 @@ def event_reads_after(
         queryset = _beyond(queryset, position, descending=False)
     ordered = queryset.order_by("txid", "id").values_list(*_READ_COLUMNS)[:limit]
     with _ordered_by_an_index():
-        rows = _binary_rows(ordered)
+        # Binary: a payload arrives as its bytes, not as hex text twice its size.
+        rows = sql_rows(*ordered.query.sql_with_params(), binary=True)
     if not rows:
         return [], cursor
     events = [

@@ -17,9 +17,9 @@ from memory.models import Observation, ObservationStatus
 from memory.retain.extraction import Extraction, ObservationView
 from memory.retain.registry import handler_for
 from memory.retain.text import content_lemmas, normalize
+from memory.selectors.sql import sql_rows
 from memory.services.retain_flush import chunk_flush
 from memory.services.retain_graph import GraphCache
-from memory.services.retain_sql import sql_rows
 from memory.services.retain_steps import ObservationStep, Replay
 from memory.services.retain_writes import ChunkWrites, Outcome
 from memory.services.taxonomy import NamespaceUnknown

@@ -18,9 +18,10 @@ from memory import clock
 from memory.config import DecayConfig
 from memory.decay.formulas import EntityState, entity_strength, strength_after
 from memory.models import Conflict, ReviewItem
+from memory.selectors.sql import sql_rows
 from memory.services.memories_consolidate import memories_write
 from memory.services.retain_graph import FactRow, GraphCache, Node
-from memory.services.retain_sql import float_text, json_param, json_rows, sql_rows
+from memory.services.retain_sql import float_text, json_param, json_rows
 from memory.services.retain_writes import ChunkWrites
 
 

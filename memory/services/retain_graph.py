@@ -17,7 +17,8 @@ import orjson
 
 from memory.models import Fact, Namespace, PairFamiliarity
 from memory.retain.text import normalize
-from memory.services.retain_sql import json_param, json_rows, sql_rows
+from memory.selectors.sql import sql_rows
+from memory.services.retain_sql import json_param, json_rows
 
 _ENTITY_FIELDS = ("id", "key", "namespace_id", "status", "route", "display_name", "aliases",
                   "base", "half_life_days", "valence", "pos", "neg", "retrieval_count",
