@@ -103,20 +103,24 @@ class Run:
     out: str
 
 
-class _ChildrenCpu:
+class _ProcessCpu:
     """User + system seconds of each child of a process, sampled from /proc while it runs (a
     child's counters go with it: its last sample counts, up to `every` short), in the order
-    the children started: the first import's stages (analysis, then retain)."""
+    the children started. `marker`: only the children whose command line holds it.
+    multiprocessing's resource tracker is never counted: it starts before the stages, and
+    on a slow machine its imports alone passed for a stage."""
 
-    def __init__(self, every: float = 0.25) -> None:
-        self.every = every
+    def __init__(self, *, marker: bytes = b"", every: float = 0.2) -> None:
+        self.marker, self.every = marker, every
         self.seen: dict[int, tuple[int, int, float]] = {}  # pid -> (start ticks, pid, cpu)
+        self.skipped: set[int] = set()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def start(self, parent: int) -> None:
+    def start(self, parent: int) -> _ProcessCpu:
         self._thread = threading.Thread(target=self._sample, args=(parent,), daemon=True)
         self._thread.start()
+        return self
 
     def stop(self) -> list[float]:
         self._stop.set()
@@ -125,20 +129,43 @@ class _ChildrenCpu:
         # Two children started in the same clock tick: the lower pid first (they start in turn).
         return [cpu for _, _, cpu in sorted(self.seen.values())]
 
+    def _counted(self, pid: int) -> bool:
+        if pid in self.skipped:
+            return False
+        command = (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ")
+        if b"resource_tracker" in command or self.marker not in command:
+            self.skipped.add(pid)
+            return False
+        return True
+
     def _sample(self, parent: int) -> None:
         tick = os.sysconf("SC_CLK_TCK")
         while not self._stop.wait(self.every):
             for stat in Path("/proc").glob("[0-9]*/stat"):
                 with contextlib.suppress(OSError, IndexError, ValueError):
                     fields = stat.read_text().rsplit(")", 1)[1].split()
-                    if int(fields[1]) == parent:
+                    pid = int(stat.parent.name)
+                    if int(fields[1]) == parent and self._counted(pid):
                         cpu = (int(fields[11]) + int(fields[12])) / tick
-                        pid = int(stat.parent.name)
                         self.seen[pid] = (int(fields[19]), pid, cpu)
 
 
+def _backends_cpu() -> _ProcessCpu | None:
+    """The embedded PostgreSQL's backends connected to the bench database. Other
+    databases' backends (a test run, another bench) and the server's own processes (WAL
+    writer, checkpointer) are left out. None when the server's pid cannot be read."""
+    from cortex_site import embedded
+
+    try:
+        postmaster = int((embedded.cortex_home() / "pgdata" / "postmaster.pid")
+                         .read_text().split()[0])
+    except (OSError, IndexError, ValueError):
+        return None
+    return _ProcessCpu(marker=f" {BENCH_DB} ".encode()).start(postmaster)
+
+
 def _run(env: dict[str, str], *args: str, manage: bool = False,
-         children: _ChildrenCpu | None = None) -> Run:
+         children: _ProcessCpu | None = None) -> Run:
     """`cortex ARGS` in a process of its own. `manage`: through manage.py (no preparation of
     the database first). `children`: sampled while it runs."""
     command = [sys.executable, str(ROOT / "manage.py")] if manage else [CORTEX]
@@ -164,50 +191,6 @@ def _cortex(env: dict[str, str], *args: str, manage: bool = False) -> tuple[floa
     """Wall seconds, peak RSS (MB) of the process tree (wait4), stdout (see _run)."""
     run = _run(env, *args, manage=manage)
     return run.seconds, run.peak, run.out
-
-
-class _BackendsCpu:
-    """User + system seconds of the embedded PostgreSQL's backends connected to the bench
-    database, sampled from /proc while a command runs (a backend's counters go with it: its
-    last sample counts, up to `every` short). Other databases' backends (a test run, another
-    bench) and the server's own processes (WAL writer, checkpointer) are left out."""
-
-    def __init__(self, every: float = 0.2) -> None:
-        self.every = every
-        self.seen: dict[int, float] = {}
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> _BackendsCpu:
-        from cortex_site import embedded
-
-        try:
-            postmaster = int((embedded.cortex_home() / "pgdata" / "postmaster.pid")
-                             .read_text().split()[0])
-        except (OSError, IndexError, ValueError):
-            return self
-        self._thread = threading.Thread(target=self._sample, args=(postmaster,), daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> float | None:
-        if self._thread is None:
-            return None
-        self._stop.set()
-        self._thread.join()
-        return sum(self.seen.values())
-
-    def _sample(self, postmaster: int) -> None:
-        tick, marker = os.sysconf("SC_CLK_TCK"), f" {BENCH_DB} ".encode()
-        while not self._stop.wait(self.every):
-            for stat in Path("/proc").glob("[0-9]*/stat"):
-                with contextlib.suppress(OSError, IndexError, ValueError):
-                    fields = stat.read_text().rsplit(")", 1)[1].split()
-                    if int(fields[1]) != postmaster:
-                        continue
-                    if marker not in (stat.parent / "cmdline").read_bytes().replace(b"\0", b" "):
-                        continue
-                    self.seen[int(stat.parent.name)] = (int(fields[11]) + int(fields[12])) / tick
 
 
 def _sql(url: str, query: str) -> list[tuple[Any, ...]]:
@@ -258,12 +241,12 @@ def _floor_line(what: str, seconds: float, size: int, floor: float) -> str:
 def _raw(admin: str, url: str, env: dict[str, str], root: Path, floor: float, size: int,
          *, migrate_to: str | None, label: str) -> dict[str, Any]:
     _fresh(admin, env, migrate_to=migrate_to)
-    children, backends = _ChildrenCpu(), _BackendsCpu().start()
+    children, backends = _ProcessCpu(), _backends_cpu()
     run = _run(env, "ingest", "claude-code", str(root), "--raw-only", "--json",
                manage=migrate_to is not None, children=children)
-    readers = sum(cpu for cpu in children.stop() if cpu > 0.05)
+    readers = sum(children.stop())
     seconds, peak, out = run.seconds, run.peak, run.out
-    server = backends.stop()
+    server = sum(backends.stop()) if backends is not None else None
     summary = json.loads(out.strip().splitlines()[-1])
     events = _events_size(url)
     print(_floor_line(f"raw ingest{label}", seconds, size, floor)
@@ -283,10 +266,10 @@ def _raw(admin: str, url: str, env: dict[str, str], root: Path, floor: float, si
 def _first_import(admin: str, url: str, env: dict[str, str], root: Path, floor: float,
                   size: int) -> dict[str, Any]:
     _fresh(admin, env)
-    children, backends = _ChildrenCpu(), _BackendsCpu().start()
+    children, backends = _ProcessCpu(), _backends_cpu()
     run = _run(env, "ingest", "claude-code", str(root), "--json", children=children)
     seconds, peak, out = run.seconds, run.peak, run.out
-    server = backends.stop()
+    server = sum(backends.stop()) if backends is not None else None
     stages = json.loads(out.strip().splitlines()[-1])["stages"]
     sleep, sleep_peak, _ = _cortex(env, "sleep")
     total = seconds + sleep
@@ -295,7 +278,7 @@ def _first_import(admin: str, url: str, env: dict[str, str], root: Path, floor: 
           + f"; {stages['observations_created']:,} observations, {stages['retained']:,} "
           f"retained, {stages['entities_created']:,} entities, {pending} pending; "
           f"peak RSS {peak:,.0f} MB", flush=True)
-    per_child = [cpu for cpu in children.stop() if cpu > 0.05]  # not the resource tracker
+    per_child = children.stop()
     # In the order they start: the analysis and the retain stage (as soon as there is
     # something to read), then the transcript readers.
     stage_cpu = {**dict(zip(("analysis", "retain"), per_child[:2], strict=False)),
