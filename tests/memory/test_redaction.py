@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import string
 import uuid
 
@@ -202,12 +203,17 @@ def test_secret_named_dict_fields_are_redacted_by_name() -> None:
 def _lookalikes() -> list[str]:
     sha1 = hashlib.sha1(b"x").hexdigest()
     sha256 = hashlib.sha256(b"x").hexdigest()
+    # Seeded: every process collects the same parameters (pytest-xdist compares them);
+    # test_ids_and_digests_in_prose_are_never_touched below draws fresh ones.
+    rng = random.Random(7)
+    ulids = [ULID.from_bytes(rng.randbytes(16)) for _ in range(2)]
+    uuids = [uuid.UUID(int=rng.getrandbits(128), version=4) for _ in range(2)]
     return [
         f"commit {sha1}",
         f"merged {sha1[:7]} into main",
         f"sha256:{sha256}",
-        f"id {ULID()} and {ULID()}",
-        f"uuid {uuid.uuid4()} {uuid.uuid4().hex}",
+        f"id {ulids[0]} and {ulids[1]}",
+        f"uuid {uuids[0]} {uuids[1].hex}",
         "parentUuid: 3f2c1a9e-8b7d-4c6e-9f0a-1b2c3d4e5f60",
         "the task-management-system-design doc",
         "pip install scikit-learn; sk-learn is not a key",
