@@ -281,8 +281,9 @@ def _first_import(admin: str, url: str, env: dict[str, str], root: Path, floor: 
     per_child = children.stop()
     # In the order they start: the analysis and the retain stage (as soon as there is
     # something to read), then the transcript readers.
-    stage_cpu = {**dict(zip(("analysis", "retain"), per_child[:2], strict=False)),
-                 "readers": sum(per_child[2:])}
+    stage_cpu = dict(zip(("analysis", "retain"), per_child[:2], strict=False))
+    if per_child[2:]:  # the first import reads in its own process; --raw-only has readers
+        stage_cpu["readers"] = sum(per_child[2:])
     print(f"    CPU: importer (raw log) {run.cpu - sum(per_child):,.1f} s, "
           + ", ".join(f"{name} {cpu:,.1f} s" for name, cpu in stage_cpu.items())
           + " (Python, each process)"
