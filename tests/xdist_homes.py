@@ -5,8 +5,9 @@ worker gets a `CORTEX_HOME` of its own, so its own embedded PostgreSQL and Redis
 Two workers on one server would not be independent: the analysis and the Retain Job read
 up to the commit horizon, which another worker's open transactions can hold back, and a
 Celery worker started by one test would take the tasks another test queued. This runs when
-the plugin is imported, before pytest-django reads the settings; the test processes a worker
-starts inherit its environment (and are left as they are: the marker says it is done)."""
+the plugin is imported, once per worker, before pytest-django reads the settings; the
+processes a test starts inherit the worker's environment. It cannot call
+`cortex_site.embedded.cortex_home()`: importing that module fixes its lock directory."""
 
 from __future__ import annotations
 
@@ -27,16 +28,14 @@ def _redis_database(url: str, index: int) -> str:
 
 def worker_environment() -> None:
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
-    if not worker or os.environ.get("CORTEX_TEST_WORKER") == worker:
+    if not worker:
         return
-    os.environ["CORTEX_TEST_WORKER"] = worker
     home = Path(os.environ.get("CORTEX_HOME", "~/.cortex")).expanduser()
-    own = home / "test-workers" / worker
-    (own / "run").mkdir(mode=0o700, parents=True, exist_ok=True)
-    os.environ["CORTEX_HOME"] = str(own)
-    # The embedded server's lock directory (cortex_site/embedded.py), which the controller
-    # set under its own home.
-    os.environ["XDG_RUNTIME_DIR"] = str(own / "run")
+    os.environ["CORTEX_HOME"] = str(home / "test-workers" / worker)
+    # The controller's embedded lock directory (under its own home, set by
+    # cortex_site/embedded.py): without it, embedded.py makes the worker's own.
+    if os.environ.get("XDG_RUNTIME_DIR") == str(home.resolve() / "run"):
+        del os.environ["XDG_RUNTIME_DIR"]
     if url := os.environ.get("REDIS_URL"):
         os.environ["REDIS_URL"] = _redis_database(url, int(worker.removeprefix("gw")))
 
