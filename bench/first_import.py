@@ -113,7 +113,7 @@ class _ProcessCpu:
     def __init__(self, *, marker: bytes = b"", every: float = 0.2) -> None:
         self.marker, self.every = marker, every
         self.seen: dict[int, tuple[int, int, float]] = {}  # pid -> (start ticks, pid, cpu)
-        self.skipped: set[int] = set()
+        self.counted: dict[int, bool] = {}  # pid -> sampled (its command line read once)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -130,13 +130,10 @@ class _ProcessCpu:
         return [cpu for _, _, cpu in sorted(self.seen.values())]
 
     def _counted(self, pid: int) -> bool:
-        if pid in self.skipped:
-            return False
-        command = (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ")
-        if b"resource_tracker" in command or self.marker not in command:
-            self.skipped.add(pid)
-            return False
-        return True
+        if pid not in self.counted:
+            command = (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ")
+            self.counted[pid] = b"resource_tracker" not in command and self.marker in command
+        return self.counted[pid]
 
     def _sample(self, parent: int) -> None:
         tick = os.sysconf("SC_CLK_TCK")
@@ -279,11 +276,9 @@ def _first_import(admin: str, url: str, env: dict[str, str], root: Path, floor: 
           f"retained, {stages['entities_created']:,} entities, {pending} pending; "
           f"peak RSS {peak:,.0f} MB", flush=True)
     per_child = children.stop()
-    # In the order they start: the analysis and the retain stage (as soon as there is
-    # something to read), then the transcript readers.
-    stage_cpu = dict(zip(("analysis", "retain"), per_child[:2], strict=False))
-    if per_child[2:]:  # the first import reads in its own process; --raw-only has readers
-        stage_cpu["readers"] = sum(per_child[2:])
+    # In the order they start: the analysis and the retain stage (the first import reads the
+    # transcripts in its own process: only --raw-only has reader processes).
+    stage_cpu = dict(zip(("analysis", "retain"), per_child, strict=False))
     print(f"    CPU: importer (raw log) {run.cpu - sum(per_child):,.1f} s, "
           + ", ".join(f"{name} {cpu:,.1f} s" for name, cpu in stage_cpu.items())
           + " (Python, each process)"
