@@ -16,6 +16,7 @@ class FileState:
     head_len: int = 0
     head_sha: str = ""
     size: int = 0  # the file's size when last opened
+    mtime_ns: int = 0  # its modification time then (0: unknown, the file is opened)
     offset: int = 0
     unterminated_tail: bool = False  # the last line read had no newline (yet)
     cwd: str = ""

@@ -16,6 +16,7 @@ class SourceFile(models.Model):
     head_len = models.IntegerField(default=0)
     head_sha = models.CharField(max_length=64, blank=True, default="")
     size = models.BigIntegerField(default=0)
+    mtime_ns = models.BigIntegerField(default=0)
     offset = models.BigIntegerField(default=0)
     unterminated_tail = models.BooleanField(default=False)
     cwd = models.TextField(blank=True, default="")

@@ -11,7 +11,12 @@ from django.conf import settings
 
 from insight.file_state import FileState
 from insight.producers.base import IngestSummary, Progress
-from insight.producers.claude_code_reader import ReadCounters, file_kind, transcript_events
+from insight.producers.claude_code_reader import (
+    ReadCounters,
+    file_kind,
+    file_unchanged,
+    transcript_events,
+)
 from insight.producers.claude_code_records import SOURCE
 from insight.producers.sink import EventSink
 from insight.services.ingest_state import FileMark
@@ -30,7 +35,11 @@ def read_file(root: Path, path: Path, state: FileState, sink: EventSink,
     before, initial = counters.bytes_read, state.as_dict()
     key = str(path)  # marked at every line: a str keeps its hash, a Path computes it
     try:
-        if not state.inode and path.stat().st_size == 0:  # reported once, when first seen
+        st = path.stat()
+        if file_unchanged(st, state):  # an unchanged re-run opens none of its files
+            progress.advance(files=1)
+            return
+        if not state.inode and st.st_size == 0:  # reported once, when first seen
             summary.malformed["empty_file"] += 1
         for events in transcript_events(path, root=base, state=state, counters=counters,
                                         payload_limit=settings.CORTEX_MAX_PAYLOAD_BYTES):

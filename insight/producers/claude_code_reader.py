@@ -112,6 +112,15 @@ def _line_events(
     return events
 
 
+def file_unchanged(st: os.stat_result, state: FileState) -> bool:
+    """Read to its end and not touched since (same identity, size and modification time):
+    nothing to read, and no need to open it. A file rewritten in place changes its mtime, one
+    appended to its size; either is opened and checked as before."""
+    return bool(state.mtime_ns) and not state.unterminated_tail and (
+        (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        == (state.device, state.inode, state.offset, state.mtime_ns)) and st.st_size == state.size
+
+
 def _same_file(fh: IO[bytes], st: os.stat_result, state: FileState) -> bool:
     if not state.inode:
         return True
@@ -130,6 +139,7 @@ def _reset(state: FileState) -> None:
 
 def _remember_identity(fh: IO[bytes], st: os.stat_result, state: FileState) -> None:
     state.device, state.inode, state.size = st.st_dev, st.st_ino, st.st_size
+    state.mtime_ns = st.st_mtime_ns
     head_len = min(HEAD_BYTES, st.st_size)
     if head_len != state.head_len:
         fh.seek(0)

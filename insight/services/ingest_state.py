@@ -13,7 +13,7 @@ from insight.models import GitRepository, SourceFile
 from memory import clock
 
 _UPDATED = [
-    "rel_path", "kind", "device", "inode", "head_len", "head_sha", "size", "offset",
+    "rel_path", "kind", "device", "inode", "head_len", "head_sha", "size", "mtime_ns", "offset",
     "unterminated_tail", "cwd", "project", "session", "parent_session", "last_timestamp",
     "updated_at",
 ]

@@ -6,6 +6,7 @@ import json
 import os
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -205,3 +206,35 @@ def test_unknown_record_types_pass_through_as_their_own_subtype(tmp_path: Path) 
     title = MemoryEvent.objects.get(subtype="ai-title")
     assert title.source_id.startswith(f"{SESSION}:ai-title:")
     assert title.project == "shop-api"  # from the cwd of another record of the file
+
+
+def test_an_unchanged_file_is_not_opened_and_a_touched_one_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from insight.producers import claude_code_files
+
+    opened: list[str] = []
+    read = claude_code_files.transcript_events
+
+    def spy(path: Path, **kwargs: Any) -> Any:
+        opened.append(path.name)
+        return read(path, **kwargs)
+
+    monkeypatch.setattr(claude_code_files, "transcript_events", spy)
+    first = write(tmp_path / "-enc" / f"{SESSION}.jsonl", record("u1"), record("u2"))
+    second = write(tmp_path / "-enc" / "agent-a1.jsonl", record("a1"))
+    ingest("claude-code", str(tmp_path))
+    assert sorted(opened) == sorted([first.name, second.name])
+    assert {row.path: row.mtime_ns for row in SourceFile.objects.all()} == {
+        str(p.resolve()): p.stat().st_mtime_ns for p in (first, second)}
+
+    opened.clear()
+    summary = ingest("claude-code", str(tmp_path))
+    assert (opened, summary["files"], summary["events_stored"]) == ([], 2, 0)
+
+    stat = second.stat()
+    os.utime(second, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # touched only
+    append(first, line(record("u3")))
+    summary = ingest("claude-code", str(tmp_path))
+    assert sorted(opened) == sorted([first.name, second.name])
+    assert (summary["events_stored"], summary["duplicates"], summary["files_reset"]) == (1, 0, 0)
