@@ -211,16 +211,15 @@ def test_unknown_record_types_pass_through_as_their_own_subtype(tmp_path: Path) 
 def test_an_unchanged_file_is_not_opened_and_a_touched_one_is(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from insight.producers import claude_code_files
+    from insight.producers.claude_code_reader import transcript_events as read
 
     opened: list[str] = []
-    read = claude_code_files.transcript_events
 
     def spy(path: Path, **kwargs: Any) -> Any:
         opened.append(path.name)
         return read(path, **kwargs)
 
-    monkeypatch.setattr(claude_code_files, "transcript_events", spy)
+    monkeypatch.setattr("insight.producers.claude_code_files.transcript_events", spy)
     first = write(tmp_path / "-enc" / f"{SESSION}.jsonl", record("u1"), record("u2"))
     second = write(tmp_path / "-enc" / "agent-a1.jsonl", record("a1"))
     ingest("claude-code", str(tmp_path))
