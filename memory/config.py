@@ -354,11 +354,16 @@ class AnalysisSection:
 
     batch_size: int = 1000
     submit_chunk: int = 2000
+    # How long a drain waits for events held back by a transaction still open elsewhere.
+    horizon_wait_seconds: float = 30.0
 
     def check(self, where: str) -> None:
         for name in ("batch_size", "submit_chunk"):
             if getattr(self, name) < 1:
                 _fail(f"{where}.{name}", f"must be >= 1, got {getattr(self, name)}")
+        if self.horizon_wait_seconds < 0:
+            _fail(f"{where}.horizon_wait_seconds",
+                  f"must be >= 0, got {self.horizon_wait_seconds}")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -145,4 +145,7 @@ def stages_table(tally: StageTally) -> Table:
                         ("entities created", tally.entities_created),
                         ("observations given up", tally.gave_up)):
         table.add_row(what, f"{count:,}")
+    if tally.held_back:
+        table.add_row("events held back", "by a transaction still open: run `cortex analyze` "
+                      "once it ends")
     return table

@@ -9,6 +9,7 @@ creates nothing twice (observations are idempotent on their dedup key)."""
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,10 +24,12 @@ from memory.config import config_get
 from memory.errors import Invalid
 from memory.models.events import MemoryEvent
 from memory.queueing import task_enqueue
-from memory.selectors.events import event_reads_after
+from memory.selectors.events import event_held_back, event_reads_after
 from memory.services.observations import observation_submit_many
 
 logger = logging.getLogger(__name__)
+
+HORIZON_POLL_SECONDS = 0.1  # how often a drain held back by an open transaction asks again
 
 
 @dataclass
@@ -246,6 +249,9 @@ class AnalysisTotals:
     analyzed: dict[str, int] = field(default_factory=dict)
     observations_created: dict[str, int] = field(default_factory=dict)
     rejected: int = 0
+    # Sources whose committed events stayed behind a transaction open elsewhere (the workers'
+    # sweep, or the next drain, reads them once it ends).
+    held_back: list[str] = field(default_factory=list)
 
     def add(self, report: BatchReport) -> None:
         self.events[report.source] = self.events.get(report.source, 0) + report.events
@@ -258,7 +264,8 @@ class AnalysisTotals:
 
     def as_dict(self) -> dict[str, Any]:
         return {"events": self.events, "analyzed": self.analyzed,
-                "observations_created": self.observations_created, "rejected": self.rejected}
+                "observations_created": self.observations_created, "rejected": self.rejected,
+                "held_back": self.held_back}
 
 
 def analysis_drain(*, sources: Iterable[str] | None = None,
@@ -267,12 +274,29 @@ def analysis_drain(*, sources: Iterable[str] | None = None,
     """Analyze every event not analyzed yet (from the first one with `restart`), synchronously."""
     names = list(analyzers) if analyzers is not None else None
     totals = AnalysisTotals()
+    deadline = time.monotonic() + config_get().analysis.horizon_wait_seconds
     for source in sources if sources is not None else analyzed_sources():
         if restart:
             analysis_cursors_reset(source=source, analyzers=names)
         while True:
             report = analysis_batch_run(source=source, batch_size=batch_size, analyzers=names)
             totals.add(report)
-            if not report.more:
+            if report.more:
+                continue
+            if not analysis_held_back(source=source, analyzers=names):
                 break
+            if time.monotonic() >= deadline:
+                totals.held_back.append(source)
+                break
+            time.sleep(HORIZON_POLL_SECONDS)
     return totals
+
+
+def analysis_held_back(*, source: str, analyzers: Iterable[str] | None = None) -> bool:
+    """Whether committed events of `source` wait, unread by these analyzers, behind a
+    transaction still open in the database (nothing can be read past it yet)."""
+    names = [a.name for a in analyzers_for(source, analyzers)]
+    cursors = list(AnalyzerCursor.objects.filter(source=source, analyzer__in=names))
+    if not names or len(cursors) < len(names):  # an analyzer that never ran reads from 0
+        return event_held_back(cursor=None, source=source) if names else False
+    return event_held_back(cursor=_behind(cursors)[0].position, source=source)

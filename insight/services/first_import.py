@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from insight.services.analysis import analysis_batch_run, analyzed_sources
+from insight.services.analysis import analysis_batch_run, analysis_held_back, analyzed_sources
 from insight.services.retain_hooks import analysis_horizon
 from memory.config import DecayConfig, config_get
 from memory.selectors.observations import retain_waiting
@@ -32,6 +32,7 @@ class StageTally:
     retained: int = 0
     entities_created: int = 0
     gave_up: int = 0
+    held_back: int = 0  # 1: committed events waited, unread, behind a transaction left open
 
     def as_dict(self) -> dict[str, int]:
         return dict(vars(self))
@@ -99,6 +100,7 @@ def _follow(tally: StageTally, *, raw_done: Callable[[], bool], alive: Callable[
             report: Report, poll_seconds: float, lock_timeout: float, analyze: bool,
             retain: bool, config: DecayConfig,
             backlog: Callable[[StageTally], int] | None) -> None:
+    wait_until: float | None = None  # for events an open transaction holds back, at the end
     while alive():
         finished = raw_done()  # read before the round: no event can follow it
         # Retaining behind a running analysis (its own process): whole chunks only, so that
@@ -112,8 +114,19 @@ def _follow(tally: StageTally, *, raw_done: Callable[[], bool], alive: Callable[
         report(tally)
         if not moved:
             if finished:
-                break
+                if wait_until is None:
+                    wait_until = time.monotonic() + config.analysis.horizon_wait_seconds
+                held = analyze and _held_back()
+                if not held or time.monotonic() >= wait_until:
+                    tally.held_back = int(held)  # `cortex analyze` reads them once it ends
+                    break
             time.sleep(poll_seconds)
+
+
+def _held_back() -> bool:
+    """Committed events no analyzer could read yet: behind a transaction still open in the
+    database (a worker's, a session's), which the stages wait for before they stop."""
+    return any(analysis_held_back(source=source) for source in analyzed_sources())
 
 
 def first_import_waiting() -> bool:

@@ -125,6 +125,17 @@ def event_batch_after(
     return events, [events[-1].txid, events[-1].id]
 
 
+def event_held_back(*, cursor: Any, source: str) -> bool:
+    """Whether an event after `cursor` is visible yet above the commit horizon: committed (or
+    the reader's own) but behind a transaction of this database still open (a worker, a
+    session left idle in a transaction, autovacuum), so a reader gets nothing for now."""
+    position = position_parse(cursor)
+    queryset = MemoryEvent.objects.filter(**stream_filter(source))
+    if position is not None:
+        queryset = _beyond(queryset, position, descending=False)
+    return queryset.exists() and not committed(queryset).exists()
+
+
 # What an analyzer reads of an event (insight.analyzers.base.Event): the producers' contract.
 _READ_COLUMNS = ("id", "source", "source_id", "type", "subtype", "occurred_at", "actor",
                  "project", "correlation_session", "correlation_thread", "correlation_parent",

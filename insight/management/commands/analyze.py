@@ -48,4 +48,7 @@ class Command(BaseCommand):
         Console(file=buffer, width=80).print(table)
         if summary["rejected"]:
             buffer.write(f"{summary['rejected']} draft(s) rejected (see the log)\n")
+        if summary["held_back"]:
+            buffer.write(f"events of {', '.join(summary['held_back'])} wait behind a transaction "
+                         "still open in the database; run `cortex analyze` again once it ends\n")
         return buffer.getvalue().rstrip("\n")

@@ -3,6 +3,7 @@ re-analysis, batches, cursors, the task chain, and the late-commit-safe reader."
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from collections import Counter
@@ -19,8 +20,9 @@ from django.db import connection, transaction
 from insight import analyzers as registry
 from insight.analyzers.base import Analyzer, ObservationDraft
 from insight.models import AnalyzerCursor
-from insight.services.analysis import analysis_batch_run, analysis_cursors_reset
+from insight.services.analysis import analysis_batch_run, analysis_cursors_reset, analysis_drain
 from insight.tasks import analysis_run_task
+from memory.config import DecayConfig
 from memory.models.events import MemoryEvent
 from memory.models.observations import Observation
 from memory.selectors.observations import interaction_profile
@@ -218,6 +220,38 @@ def test_an_event_committed_late_is_analyzed_not_skipped() -> None:
     analysis_batch_run(source="claude-code", analyzers=["instructions"])
     claims = set(Observation.objects.values_list("payload_typed__claim", flat=True))
     assert claims == {"use ruff", "use flake8"}
+
+
+def _claims() -> set[str]:
+    return set(Observation.objects.values_list("payload_typed__claim", flat=True))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_drain_waits_for_the_transaction_that_holds_committed_events_back() -> None:
+    with _held_open(f.prompt("Always use ruff.")) as release:
+        store(f.prompt("Never use flake8."))  # committed, but behind the open transaction
+        threading.Timer(0.5, release.set).start()
+        totals = analysis_drain(sources=["claude-code"], analyzers=["instructions"])
+    assert (totals.events["claude-code"], totals.held_back) == (2, [])
+    assert _claims() == {"use ruff", "use flake8"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_drain_says_which_sources_an_open_transaction_still_holds_back(
+    config: DecayConfig, swap_config: Callable[[DecayConfig], DecayConfig]
+) -> None:
+    swap_config(dataclasses.replace(config, analysis=dataclasses.replace(
+        config.analysis, horizon_wait_seconds=0.2)))
+    with _held_open(f.prompt("Always use ruff.")):
+        store(f.prompt("Never use flake8."))
+        out = StringIO()
+        call_command("analyze", "--source", "claude-code", "--analyzer", "instructions",
+                     stdout=out)
+        assert "events of claude-code wait behind a transaction still open" in out.getvalue()
+        assert _claims() == set()
+    totals = analysis_drain(sources=["claude-code"], analyzers=["instructions"])
+    assert (totals.events["claude-code"], totals.held_back) == (2, [])
+    assert _claims() == {"use ruff", "use flake8"}
 
 
 @pytest.mark.django_db

@@ -19,6 +19,7 @@ from pathlib import Path
 import orjson
 import pgtrigger
 import psutil
+import psycopg
 import pytest
 from django.conf import settings
 from django.core.management import call_command
@@ -187,4 +188,31 @@ def test_an_unchanged_rerun_finishes_what_a_run_before_left(tmp_path: Path) -> N
     assert _ingest(root)["stages"] == {**stages, "events_analyzed": 0, "observations": 0,
                                        "observations_created": 0, "retained": 1,
                                        "entities_created": 0}
+    assert not first_import_waiting()
+
+
+def test_the_stages_wait_for_a_transaction_that_holds_the_raw_log_back(tmp_path: Path) -> None:
+    """A transaction open elsewhere (a worker's, a session's) since before the import: the
+    raw log's events are committed but no reader may pass it. The stages wait for it to end
+    rather than stop with every event unanalyzed."""
+    root = tmp_path / "projects"
+    write(root / "-enc" / f"{SESSION}.jsonl", record("u1", text="please always run the tests"),
+          record("u2", text="never use flake8"))
+    with psycopg.connect(connection_url()) as other:
+        other.execute("SELECT pg_current_xact_id()")  # an id older than the import's
+        process = subprocess.Popen(_command(root, raw_only=False), env=_env(),
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while MemoryEvent.objects.count() < 2 and process.poll() is None:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        time.sleep(1.5)  # the raw log is complete: the stages would have stopped by now
+        assert process.poll() is None, "the import returned with its events held back"
+        assert not Observation.objects.exists()
+        other.rollback()
+        out, err = process.communicate(timeout=300)
+    assert process.returncode == 0, err[-3000:]
+    stages = json.loads(out.strip().splitlines()[-1])["stages"]
+    assert (stages["events_analyzed"], stages["held_back"]) == (2, 0)
+    assert stages["retained"] == Observation.objects.count() > 0
     assert not first_import_waiting()
