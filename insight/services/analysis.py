@@ -271,7 +271,10 @@ class AnalysisTotals:
 def analysis_drain(*, sources: Iterable[str] | None = None,
                    analyzers: Iterable[str] | None = None, restart: bool = False,
                    batch_size: int | None = None) -> AnalysisTotals:
-    """Analyze every event not analyzed yet (from the first one with `restart`), synchronously."""
+    """Analyze every event not analyzed yet (from the first one with `restart`), synchronously.
+    Events a transaction still open elsewhere holds back are waited for, up to
+    `analysis.horizon_wait_seconds` in all; the sources still held back then are in
+    `held_back`."""
     names = list(analyzers) if analyzers is not None else None
     totals = AnalysisTotals()
     deadline = time.monotonic() + config_get().analysis.horizon_wait_seconds
