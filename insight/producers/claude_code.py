@@ -66,7 +66,8 @@ class ClaudeCodeProducer:
         summary = IngestSummary(source=self.source)
         files = [(root, path) for root in self.roots for path in transcript_files(root)]
         states = source_file_states_get(paths=[path for _, path in files])
-        unread = _unread_bytes(files, states)
+        stats = {path: _stat(path) for _, path in files}
+        unread = _unread_bytes(stats, states)
         progress.start(files=len(files), total_bytes=sum(unread.values()))
         counters = ReadCounters()
         with EventSink(source=self.source, summary=summary, progress=progress,
@@ -79,7 +80,8 @@ class ClaudeCodeProducer:
             else:
                 for root, path in files:
                     state = states.get(str(path)) or FileState()
-                    read_file(root, path, state, sink, counters, summary, progress)
+                    read_file(root, path, state, sink, counters, summary, progress,
+                              stat=stats[path])
             sink.flush()
         _merge(summary, counters)
         summary.seconds = time.monotonic() - started
@@ -96,15 +98,19 @@ def _shares(files: list[tuple[Path, Path]], unread: dict[Path, int],
     return reader_shares(files, unread, readers)
 
 
-def _unread_bytes(files: list[tuple[Path, Path]], states: dict[str, FileState]) -> dict[Path, int]:
+def _stat(path: Path) -> os.stat_result | None:
+    try:
+        return path.stat()
+    except OSError:
+        return None
+
+
+def _unread_bytes(stats: dict[Path, os.stat_result | None],
+                  states: dict[str, FileState]) -> dict[Path, int]:
     unread = {}
-    for _, path in files:
-        try:
-            size = path.stat().st_size
-        except OSError:
-            size = 0
+    for path, stat in stats.items():
         state = states.get(str(path))
-        unread[path] = max(size - (state.offset if state else 0), 0)
+        unread[path] = max((stat.st_size if stat else 0) - (state.offset if state else 0), 0)
     return unread
 
 

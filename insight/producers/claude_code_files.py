@@ -3,6 +3,7 @@ read into prepared batches handed over (insight/producers/claude_code_readers.py
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,8 +26,10 @@ Job = tuple[str, str]  # (root, path)
 
 
 def read_file(root: Path, path: Path, state: FileState, sink: EventSink,
-              counters: ReadCounters, summary: IngestSummary, progress: Progress) -> None:
-    """What was appended to one transcript since `state`, into the sink."""
+              counters: ReadCounters, summary: IngestSummary, progress: Progress, *,
+              stat: os.stat_result | None = None) -> None:
+    """What was appended to one transcript since `state`, into the sink (`stat`: the file's,
+    when the caller has it)."""
     kind = file_kind(path)[0]
     base = root if root.is_dir() else root.parent
     mark = FileMark(path=path, rel_path=_relative(path, base), kind=kind, state=state)
@@ -35,7 +38,7 @@ def read_file(root: Path, path: Path, state: FileState, sink: EventSink,
     before, initial = counters.bytes_read, state.as_dict()
     key = str(path)  # marked at every line: a str keeps its hash, a Path computes it
     try:
-        st = path.stat()
+        st = stat or path.stat()
         if file_unchanged(st, state):  # an unchanged re-run opens none of its files
             progress.advance(files=1)
             return

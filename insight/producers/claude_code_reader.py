@@ -116,9 +116,9 @@ def file_unchanged(st: os.stat_result, state: FileState) -> bool:
     """Read to its end and not touched since (same identity, size and modification time):
     nothing to read, and no need to open it. A file rewritten in place changes its mtime, one
     appended to its size; either is opened and checked as before."""
-    return bool(state.mtime_ns) and not state.unterminated_tail and (
-        (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-        == (state.device, state.inode, state.offset, state.mtime_ns)) and st.st_size == state.size
+    return (bool(state.mtime_ns) and not state.unterminated_tail and state.offset == state.size
+            and (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+            == (state.device, state.inode, state.size, state.mtime_ns))
 
 
 def _same_file(fh: IO[bytes], st: os.stat_result, state: FileState) -> bool:
