@@ -9,6 +9,7 @@ from datetime import datetime
 
 from django.db import connection
 
+from memory.compiled.render import TIES_LEAD
 from memory.config import DecayConfig
 from memory.context.render import ClaimLine, EntityBlockData, MemoryLine
 from memory.models import (
@@ -43,9 +44,13 @@ def context_pinned_ids(*, limit: int) -> list[int]:
 
 
 def _summary(markdown: str) -> str:
-    """The Summary section of a compiled truth, without its heading."""
+    """What a block takes from the Summary of a compiled truth: its strongest ties. The rest
+    of that section is counts (bookkeeping, not knowledge, and a third of a bare block's
+    tokens) and the claims held, which the block lists itself, attributed."""
     _, _, rest = markdown.partition("## Summary")
-    return rest.split("\n## ", 1)[0].strip()
+    section = rest.split("\n## ", 1)[0]
+    return next((line.strip() for line in section.splitlines()
+                 if line.startswith(TIES_LEAD)), "")
 
 
 def _spoken_by_operator(ids: Collection[int]) -> set[int]:

@@ -16,10 +16,12 @@ from memory import clock
 from memory.config import ContextSection, DecayConfig, config_get
 from memory.context.render import (
     EntityBlockData,
+    block_bare,
     block_digest,
     block_render,
     context_render,
     frame_render,
+    line_render,
 )
 from memory.context.tokens import tokens_estimate
 from memory.errors import Invalid
@@ -33,6 +35,11 @@ from memory.selectors.context import (
 from memory.selectors.recall import RecallFilters
 from memory.services.entities import entity_reinforce
 from memory.services.recall import recall_run
+
+# The sections, in order: what the operator pinned; the relevant entities that hold claims
+# or memories, whole; then those that hold nothing more than their name, a line each.
+PINNED, RELEVANT, ALSO_RELEVANT = "Pinned", "Relevant", "Also relevant"
+SECTIONS = (PINNED, RELEVANT, ALSO_RELEVANT)
 
 
 @dataclass
@@ -120,8 +127,9 @@ def context_assemble(
                                memories_per_entity=section.memories_per_entity, known=known,
                                matched_memories=matched)
     threshold = config.thresholds.entity_strength
-    order = [(i, "Pinned") for i in pinned if i in data] + [
-        (i, "Relevant") for i in relevant if i in data and _injectable(data[i], threshold)]
+    injectable = [i for i in relevant if i in data and _injectable(data[i], threshold)]
+    order = [(i, PINNED) for i in pinned if i in data] + [
+        (i, ALSO_RELEVANT if block_bare(data[i]) else RELEVANT) for i in injectable]
     ledger = context_ledger(agent=agent, session=session, entity_ids=[i for i, _ in order])
     result = ContextResult(context="", budget_tokens=budget_tokens)
     used = tokens_estimate(frame_render())
@@ -133,28 +141,49 @@ def context_assemble(
         if ledger.get(entity_id) == digest:
             result.already_given.append(block.key)
             continue
-        # The short form's lines are some of the whole block's, so it never costs more: when
-        # even it does not fit, the block is dropped without rendering the whole of it.
-        extra = tokens_estimate(f"## {heading}") + 2
-        brief = block_render(block, quote_chars=section.quote_chars, short=True)
-        brief_cost = tokens_estimate(brief) + extra
-        if used + brief_cost > budget_tokens:
-            result.dropped.append({"key": block.key, "tokens": brief_cost, "reason": "budget"})
+        # a section's heading is paid for once, by its first block
+        opening = 0 if any(heading == taken for taken, _ in chosen) else \
+            tokens_estimate(f"## {heading}") + 2
+        text, cost, short = _fitted(block, heading, room=budget_tokens - used - opening,
+                                    quote_chars=section.quote_chars)
+        cost += opening
+        if not text:
+            result.dropped.append({"key": block.key, "tokens": cost, "reason": "budget"})
             continue
-        text = block_render(block, quote_chars=section.quote_chars)
-        cost, short = tokens_estimate(text) + extra, False
-        if used + cost > budget_tokens:
-            text, cost, short = brief, brief_cost, True
         used += cost
         chosen.append((heading, text))
         digests[entity_id] = digest
         result.entities.append(Injected(key=block.key, strength=block.strength,
                                         pinned=block.pinned, tokens=cost, section=heading,
                                         short=short))
+    # Who gets in is decided in order of relevance; a bare entity's line is shown after the
+    # blocks, where it cannot be read as one more line of the block above it.
+    chosen.sort(key=lambda pair: SECTIONS.index(pair[0]))
     result.context = context_render(chosen) if chosen else ""
     result.tokens_used = tokens_estimate(result.context) if chosen else 0
     _record(agent=agent, session=session, digests=digests, now=now, config=config)
     return result
+
+
+def _fitted(block: EntityBlockData, heading: str, *, room: int, quote_chars: int
+            ) -> tuple[str, int, bool]:
+    """(text, tokens, short) of the block as it fits in `room` tokens (with the blank line
+    before it): whole, else short; a bare entity as its one line. ("", the least it would
+    cost, False) when nothing fits."""
+    extra = 2
+    if heading == ALSO_RELEVANT:
+        line = line_render(block)
+        cost = tokens_estimate(line) + extra
+        return (line, cost, False) if cost <= room else ("", cost, False)
+    # The short form's lines are some of the whole block's, so it never costs more: when even
+    # it does not fit, the block is dropped without rendering the whole of it.
+    brief = block_render(block, quote_chars=quote_chars, short=True)
+    brief_cost = tokens_estimate(brief) + extra
+    if brief_cost > room:
+        return "", brief_cost, False
+    text = block_render(block, quote_chars=quote_chars)
+    cost = tokens_estimate(text) + extra
+    return (text, cost, False) if cost <= room else (brief, brief_cost, True)
 
 
 def _record(*, agent: str, session: str, digests: dict[int, str], now: datetime,

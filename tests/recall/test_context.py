@@ -175,3 +175,34 @@ def test_the_same_words_said_twice_are_quoted_once() -> None:
     _mira_said(["Mira: oh really? tell me more"] * 5 + ["Mira: my parrot Pixel chewed my shoes"])
     context = str(_context(query="what did Mira say?")["context"])
     assert context.count("oh really? tell me more") == 1
+
+
+def test_a_block_takes_the_ties_of_its_compiled_truth_not_its_counts_or_claims_again(
+        graph: dict[str, Entity]) -> None:
+    """The Summary's counts are bookkeeping and its held claims are the block's own claim
+    lines: the block quotes each claim once and keeps the ties."""
+    from memory.services.compiled_truth import compiled_truth_rebuild
+
+    lodash = _entity("world:artifact", "lodash", "lodash")
+    Relation.objects.create(source=graph["rule"], target=lodash, relation_type="relates_to",
+                            relation_class="normal", last_reinforced_at=NOW, created_at=NOW)
+    markdown = compiled_truth_rebuild(key=graph["rule"].key, now=NOW).markdown
+    assert "fact(s) held" in markdown and "Strongest ties:" in markdown
+    block = str(_context()["context"]).split("### ")[1:]
+    rule = next(b for b in block if graph["rule"].key in b.splitlines()[0])
+    assert "fact(s) held" not in rule
+    assert rule.count("never use lodash in this repository") == 1
+    ties = next(line for line in rule.splitlines() if line.startswith("Strongest ties:"))
+    assert f"relates_to `{lodash.key}`" in ties
+
+
+def test_an_entity_that_holds_nothing_more_than_its_name_is_one_line_after_the_blocks(
+        graph: dict[str, Entity]) -> None:
+    lodash = _entity("world:artifact", "lodash", "lodash")
+    result = _context()
+    sections = {e["key"]: e["section"] for e in result["entities"]}
+    assert sections[lodash.key] == "Also relevant" and sections[graph["rule"].key] == "Relevant"
+    context = str(result["context"])
+    assert context.index("## Relevant") < context.index("## Also relevant")
+    assert f"- `lodash` (`{lodash.key}`, strength " in context.split("## Also relevant")[1]
+    assert "### lodash" not in context
