@@ -13,7 +13,7 @@ can never bury a hit that is clearly more relevant.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -43,15 +43,20 @@ class Fused:
 
 
 def fuse(lists: Mapping[str, Sequence[Candidate]], *, weights: Mapping[str, float],
-         method: Fusion = "linear", rrf_k: float = 60.0) -> dict[Ref, Fused]:
+         method: Fusion = "linear", rrf_k: float = 60.0,
+         shares: Collection[str] = ()) -> dict[Ref, Fused]:
     """One relevance per candidate, over every strategy that found it (the union, not one
-    strategy's pool)."""
+    strategy's pool). `shares`: strategies whose scores are already shares of the best
+    hit's relevance (0..1), taken as they are by `linear`: spread over [0, 1], a neighbour
+    of a middling hit would count as much as a direct match."""
     fused: dict[Ref, Fused] = {}
     for strategy, candidates in lists.items():
         weight = weights.get(strategy, 1.0)
         best = max((c.score for c in candidates), default=0.0)
         worst = min((c.score for c in candidates), default=0.0)
         spread = best - worst
+        if strategy in shares:
+            worst, spread = 0.0, 1.0
         seen: set[Ref] = set()
         for rank, candidate in enumerate(candidates, start=1):
             if candidate.ref in seen:
@@ -61,7 +66,8 @@ def fuse(lists: Mapping[str, Sequence[Candidate]], *, weights: Mapping[str, floa
                 part = weight / (rrf_k + rank)
             else:
                 spread_share = (candidate.score - worst) / spread if spread > 0 else 1.0
-                part = weight * (LINEAR_FLOOR + (1 - LINEAR_FLOOR) * spread_share)
+                part = weight * (spread_share if strategy in shares else
+                                 LINEAR_FLOOR + (1 - LINEAR_FLOOR) * spread_share)
             entry = fused.setdefault(candidate.ref, Fused(candidate.ref))
             entry.relevance += part
             entry.strategies[strategy] = round(part, 6)

@@ -298,7 +298,8 @@ def _entity_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
         seeds = dict(sorted(fused.items(), key=lambda kv: -kv[1].relevance)[:section.graph_seeds])
         lists["graph"] = _graph(seeds=seeds, scope=scope, include_faded=include_faded,
                                 section=section, config=config)
-        fused = fuse(lists, weights=section.weights, method=section.fusion, rrf_k=section.rrf_k)
+        fused = fuse(lists, weights=section.weights, method=section.fusion, rrf_k=section.rrf_k,
+                     shares=("graph",))
     rows = _entity_rows([_id(ref) for ref in fused], scope=scope, config=config)
     fused = {ref: entry for ref, entry in fused.items() if _id(ref) in rows}
     factors = {ref: _factor(rows[_id(ref)], section=section, config=config, on=use_strength)

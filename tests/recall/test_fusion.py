@@ -20,6 +20,19 @@ def test_linear_fusion_spreads_each_list_and_sums_over_strategies() -> None:
     assert fused[4].relevance == pytest.approx(0.5 * low)
 
 
+def test_a_list_of_shares_is_taken_as_it_is_not_spread() -> None:
+    """The graph's scores are shares of the best hit's relevance: a neighbour of a middling
+    hit (share 0.2) is not spread up to the strategy's whole weight."""
+    lists = {"vector": [Candidate(1, 0.9), Candidate(2, 0.8)],
+             "graph": [Candidate(3, 0.2), Candidate(4, 0.1)]}
+    fused = fuse(lists, weights={"vector": 1.0, "graph": 0.5}, shares=("graph",))
+    assert fused[3].relevance == pytest.approx(0.5 * 0.2)
+    assert fused[4].relevance == pytest.approx(0.5 * 0.1)
+    assert fused[2].relevance == pytest.approx(LINEAR_FLOOR)  # the other lists are spread
+    spread = fuse(lists, weights={"vector": 1.0, "graph": 0.5})
+    assert spread[3].relevance == pytest.approx(0.5)
+
+
 def test_rrf_is_weight_over_k_plus_rank() -> None:
     fused = fuse({"a": [Candidate(7, 9.0), Candidate(8, 1.0)], "b": [Candidate(8, 1.0)]},
                  weights={"a": 1.0, "b": 2.0}, method="rrf", rrf_k=60)

@@ -99,6 +99,20 @@ def test_a_neighbour_is_found_through_a_visible_relation(graph: dict[str, Entity
     assert graph["lyon"].key not in _keys("Anya Kowalski", strategies_on=("fulltext",))
 
 
+def test_a_hub_tied_to_a_weaker_hit_does_not_outrank_the_direct_ones(
+        graph: dict[str, Entity]) -> None:
+    """Every tool and project is tied to the agent: its tie to the weakest of the direct hits
+    is worth a share of that hit's relevance, not the graph strategy's whole weight (which
+    put it second, above three people the query names)."""
+    hub = _entity("agent", "claude-code-hub", "the coding agent")
+    named = [_entity("world:person", f"kowalski-{i}", name) for i, name in enumerate(
+        ["Kowalski", "Kowalski Nowak of Kowalski Street", "Kowalski-Wisniewska and family"])]
+    _relate(hub, graph["anya"], "works_with", at=NOW - timedelta(days=1))
+    keys = _keys("Kowalski", strategies_on=("fulltext", "graph"))
+    assert set(keys[:4]) == {graph["anya"].key, *(entity.key for entity in named)}, keys
+    assert hub.key in keys[4:] and graph["cortex"].key in keys[4:]
+
+
 def test_a_faded_relation_is_followed_only_with_include_faded(graph: dict[str, Entity]) -> None:
     config = config_get()
     sigma = config.graph.classes[config.graph.class_of("works_on")]
