@@ -40,6 +40,8 @@ from memory.services.recall import recall_run
 # or memories, whole; then those that hold nothing more than their name, a line each.
 PINNED, RELEVANT, ALSO_RELEVANT = "Pinned", "Relevant", "Also relevant"
 SECTIONS = (PINNED, RELEVANT, ALSO_RELEVANT)
+# What the blank line between two parts of the document costs (two newlines).
+BLANK_LINE = 2
 
 
 @dataclass
@@ -143,7 +145,7 @@ def context_assemble(
             continue
         # a section's heading is paid for once, by its first block
         opening = 0 if any(heading == taken for taken, _ in chosen) else \
-            tokens_estimate(f"## {heading}") + 2
+            tokens_estimate(f"## {heading}") + BLANK_LINE
         text, cost, short = _fitted(block, heading, room=budget_tokens - used - opening,
                                     quote_chars=section.quote_chars)
         cost += opening
@@ -170,19 +172,18 @@ def _fitted(block: EntityBlockData, heading: str, *, room: int, quote_chars: int
     """(text, tokens, short) of the block as it fits in `room` tokens (with the blank line
     before it): whole, else short; a bare entity as its one line. ("", the least it would
     cost, False) when nothing fits."""
-    extra = 2
     if heading == ALSO_RELEVANT:
         line = line_render(block)
-        cost = tokens_estimate(line) + extra
+        cost = tokens_estimate(line) + BLANK_LINE
         return (line, cost, False) if cost <= room else ("", cost, False)
     # The short form's lines are some of the whole block's, so it never costs more: when even
     # it does not fit, the block is dropped without rendering the whole of it.
     brief = block_render(block, quote_chars=quote_chars, short=True)
-    brief_cost = tokens_estimate(brief) + extra
+    brief_cost = tokens_estimate(brief) + BLANK_LINE
     if brief_cost > room:
         return "", brief_cost, False
     text = block_render(block, quote_chars=quote_chars)
-    cost = tokens_estimate(text) + extra
+    cost = tokens_estimate(text) + BLANK_LINE
     return (text, cost, False) if cost <= room else (brief, brief_cost, True)
 
 
