@@ -460,14 +460,25 @@ class ContextSection:
     facts_per_entity: int
     memories_per_entity: int
     quote_chars: int
+    # With a project: the operator's standing instructions for it (or for every project), and
+    # its known pitfalls (root causes of tool errors in at least pitfall_min_sessions of its
+    # sessions), at most this many of each.
+    standing_instructions: int
+    pitfalls: int
+    pitfall_min_sessions: int
+    pitfall_namespace: str
+    standing_share: float
 
     def check(self, where: str) -> None:
         for name in ("candidates", "max_budget_tokens", "max_pinned", "facts_per_entity",
-                     "quote_chars"):
+                     "quote_chars", "pitfall_min_sessions"):
             if getattr(self, name) < 1:
                 _fail(f"{where}.{name}", f"must be >= 1, got {getattr(self, name)}")
-        if self.memories_per_entity < 0:
-            _fail(f"{where}.memories_per_entity", "must be >= 0")
+        for name in ("memories_per_entity", "standing_instructions", "pitfalls"):
+            if getattr(self, name) < 0:
+                _fail(f"{where}.{name}", "must be >= 0")
+        if not 0 <= self.standing_share <= 1:
+            _fail(f"{where}.standing_share", "must be within 0..1")
 
 
 @dataclasses.dataclass(frozen=True)

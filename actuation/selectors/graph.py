@@ -22,8 +22,9 @@ from actuation.selectors.repositories import (
     repository_projects,
 )
 from memory.config import DecayConfig
-from memory.models import Entity, EntityMention, EntityStatus, MemoryEvent, Namespace
+from memory.models import Entity, EntityMention, EntityStatus, MemoryEvent
 from memory.selectors.entities import STRENGTH_NOW, entity_with_strength
+from memory.selectors.taxonomy import namespaces_like
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,18 +71,6 @@ WHERE m.entity_id = ANY(%s) AND o.category = %s AND o.timestamp >= %s AND o.time
   AND o.correlation_session <> '' {extra}
 GROUP BY m.entity_id, e.project
 """
-
-
-def namespaces_like(pattern: str) -> list[int]:
-    """Ids of the namespaces a `*` pattern such as `agent:*:rc` names."""
-    parts = pattern.split(":")
-    rows = Namespace.objects.filter(path__regex="^" + ":".join(
-        "[^:]+" if p == "*" else _escape(p) for p in parts) + "$")
-    return list(rows.values_list("id", flat=True))
-
-
-def _escape(part: str) -> str:
-    return "".join(f"\\{c}" if not c.isalnum() else c for c in part)
 
 
 class Graph:

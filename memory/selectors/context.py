@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import connection
+from django.db.models import Exists, OuterRef, Q
 
 from memory.compiled.render import TIES_LEAD
 from memory.config import DecayConfig
@@ -21,8 +22,9 @@ from memory.models import (
     FactStatus,
     Relation,
 )
-from memory.selectors.entities import STRENGTH_NOW
+from memory.selectors.entities import STRENGTH_NOW, entity_with_strength
 from memory.selectors.recall import entities_at
+from memory.selectors.taxonomy import namespaces_like
 
 OPERATOR_KEY = "self:operator"
 
@@ -41,6 +43,57 @@ SPOKEN = ("instructed", "corrected", "prefers", "avoids")
 def context_pinned_ids(*, limit: int) -> list[int]:
     return list(Entity.objects.filter(pinned=True, status=EntityStatus.ACTIVE)
                 .order_by("key").values_list("id", flat=True)[:limit])
+
+
+def context_standing_ids(*, project: str, at: datetime, threshold: float, limit: int,
+                         config: DecayConfig) -> list[int]:
+    """The operator's standing instructions and preferences that hold in `project` (said
+    about it, or about every project), at or above `threshold` at `at`: the project's own
+    first, each group strongest first."""
+    if not project or limit < 1:
+        return []
+    own = Q(scope=f"project:{project}") | Q(scope__startswith=f"project:{project} (")
+    everywhere = Q(scope="global") | Q(scope__startswith="global (")
+    held = Fact.objects.filter(entity_id=OuterRef("pk")).exclude(
+        status__in=[FactStatus.REJECTED, FactStatus.QUARANTINED])
+    spoken = Relation.objects.filter(target_id=OuterRef("pk"), source__key=OPERATOR_KEY,
+                                     relation_type__in=SPOKEN)
+    entities = Entity.objects.filter(Exists(spoken), Exists(held.filter(own | everywhere)),
+                                     status=EntityStatus.ACTIVE)
+    rows = entity_with_strength(now=at, config=config, queryset=entities)
+    return list(rows.filter(**{f"{STRENGTH_NOW}__gte": threshold})
+                .order_by(Exists(held.filter(own)).desc(), f"-{STRENGTH_NOW}", "id")
+                .values_list("id", flat=True)[:limit])
+
+
+# The entities of the pitfall namespaces that observations of the project's sessions
+# mentioned (an observation's project is its first event's), the most sessions first.
+_PITFALLS = """
+SELECT m.entity_id
+FROM memory_entitymention AS m
+JOIN memory_entity AS en ON en.id = m.entity_id
+JOIN memory_observation AS o ON o.id = m.observation_id
+JOIN memory_memoryevent AS ev ON ev.id = o.event_ids[1]
+WHERE en.namespace_id = ANY(%s) AND en.status = %s AND ev.project = %s
+  AND o.timestamp <= %s AND o.correlation_session <> ''
+GROUP BY m.entity_id
+HAVING count(DISTINCT o.correlation_session) >= %s
+ORDER BY count(DISTINCT o.correlation_session) DESC, max(o.timestamp) DESC, m.entity_id
+LIMIT %s
+"""
+
+
+def context_pitfall_ids(*, project: str, at: datetime, namespace: str, min_sessions: int,
+                        limit: int) -> list[int]:
+    """The project's known pitfalls as of `at`: root causes (entities of the `namespace`
+    pattern) met in at least `min_sessions` of its sessions, the most recurring first."""
+    namespaces = namespaces_like(namespace)
+    if not project or limit < 1 or not namespaces:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(_PITFALLS, [namespaces, EntityStatus.ACTIVE, project, at, min_sessions,
+                                   limit])
+        return [row[0] for row in cursor.fetchall()]
 
 
 def _summary(markdown: str) -> str:

@@ -18,3 +18,15 @@ def entity_in_subtree(*, namespace: Namespace) -> QuerySet[Entity]:
         namespace__tree_id=namespace.tree_id,
         namespace__lft__gte=namespace.lft, namespace__rght__lte=namespace.rght,
     )
+
+
+def namespaces_like(pattern: str) -> list[int]:
+    """Ids of the namespaces a `*` pattern such as `agent:*:rc` names."""
+    parts = pattern.split(":")
+    rows = Namespace.objects.filter(path__regex="^" + ":".join(
+        "[^:]+" if p == "*" else _escape(p) for p in parts) + "$")
+    return list(rows.values_list("id", flat=True))
+
+
+def _escape(part: str) -> str:
+    return "".join(f"\\{c}" if not c.isalnum() else c for c in part)

@@ -5,6 +5,7 @@ entity twice; every injected entity is reinforced once."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -31,15 +32,21 @@ from memory.selectors.context import (
     context_blocks_data,
     context_ledger,
     context_pinned_ids,
+    context_pitfall_ids,
+    context_standing_ids,
 )
 from memory.selectors.recall import RecallFilters
 from memory.services.entities import entity_reinforce
 from memory.services.recall import recall_run
 
-# The sections, in order: what the operator pinned; the relevant entities that hold claims
-# or memories, whole; then those that hold nothing more than their name, a line each.
-PINNED, RELEVANT, ALSO_RELEVANT = "Pinned", "Relevant", "Also relevant"
-SECTIONS = (PINNED, RELEVANT, ALSO_RELEVANT)
+# The sections, in order: what the operator pinned; with a project, the operator's standing
+# instructions for it and its known pitfalls (a line each: a root cause's name is the error);
+# the relevant entities that hold claims or memories, whole; then those that hold nothing
+# more than their name, a line each.
+PINNED, STANDING, PITFALLS = "Pinned", "Standing instructions", "Known pitfalls"
+RELEVANT, ALSO_RELEVANT = "Relevant", "Also relevant"
+SECTIONS = (PINNED, STANDING, PITFALLS, RELEVANT, ALSO_RELEVANT)
+LINES = (PITFALLS, ALSO_RELEVANT)
 # What the blank line between two parts of the document costs (two newlines).
 BLANK_LINE = 2
 
@@ -110,6 +117,15 @@ def _injectable(data: EntityBlockData, threshold: float) -> bool:
     return data.pinned or (data.strength is not None and data.strength >= threshold)
 
 
+def _new(ids: list[int], taken: list[int]) -> list[int]:
+    return [i for i in ids if i not in taken]
+
+
+def _kept(ids: list[int], data: dict[int, EntityBlockData], threshold: float) -> list[int]:
+    """Those of `ids` whose block was read and that may be injected."""
+    return [i for i in ids if i in data and _injectable(data[i], threshold)]
+
+
 def context_assemble(
     *, query: str, agent: str, budget_tokens: int, session: str = "", project: str = "",
     now: datetime | None = None, config: DecayConfig | None = None,
@@ -120,21 +136,49 @@ def context_assemble(
     if not 1 <= budget_tokens <= section.max_budget_tokens:
         raise Invalid(f"budget_tokens must be within 1..{section.max_budget_tokens}.",
                       fields={"budget_tokens": "out of range"})
+    threshold = config.thresholds.entity_strength
     pinned = context_pinned_ids(limit=section.max_pinned)
+    standing = _new(context_standing_ids(
+        project=project, at=now, threshold=threshold, limit=section.standing_instructions,
+        config=config), pinned)
+    pitfalls = _new(context_pitfall_ids(
+        project=project, at=now, namespace=section.pitfall_namespace,
+        min_sessions=section.pitfall_min_sessions, limit=section.pitfalls), pinned + standing)
     found, known, matched = _candidates(query=query, project=project, section=section,
                                         now=now, config=config)
-    relevant = [i for i in found if i not in pinned]
-    data = context_blocks_data(entity_ids=[*pinned, *relevant], now=now, config=config,
-                               facts_per_entity=section.facts_per_entity,
+    relevant = _new(found, pinned + standing + pitfalls)
+    data = context_blocks_data(entity_ids=[*pinned, *standing, *pitfalls, *relevant], now=now,
+                               config=config, facts_per_entity=section.facts_per_entity,
                                memories_per_entity=section.memories_per_entity, known=known,
                                matched_memories=matched)
-    threshold = config.thresholds.entity_strength
-    injectable = [i for i in relevant if i in data and _injectable(data[i], threshold)]
+    for i in standing:  # its ties (the agent it governs, the operator who said it) add nothing
+        if i in data:
+            data[i] = dataclasses.replace(data[i], summary="")
     order = [(i, PINNED) for i in pinned if i in data] + [
-        (i, ALSO_RELEVANT if block_bare(data[i]) else RELEVANT) for i in injectable]
+        (i, STANDING) for i in _kept(standing, data, threshold)] + [
+        (i, PITFALLS) for i in _kept(pitfalls, data, threshold)] + [
+        (i, ALSO_RELEVANT if block_bare(data[i]) else RELEVANT)
+        for i in _kept(relevant, data, threshold)]
     ledger = context_ledger(agent=agent, session=session, entity_ids=[i for i, _ in order])
+    result, digests = _packed(order, data=data, ledger=ledger, budget_tokens=budget_tokens,
+                              section=section)
+    # A standing instruction or a pitfall is given for the project, not found by the query: it
+    # is a recall (reinforced) only when the query found it too. Given by rote at every
+    # session start it would never fade (the operator pins the permanent ones).
+    recalled = {*pinned, *found}
+    _record(agent=agent, session=session, digests=digests, now=now, config=config,
+            reinforced=[i for i in digests if i in recalled])
+    return result
+
+
+def _packed(order: list[tuple[int, str]], *, data: dict[int, EntityBlockData],
+            ledger: dict[int, str], budget_tokens: int, section: ContextSection
+            ) -> tuple[ContextResult, dict[int, str]]:
+    """The blocks packed in order into the budget (the standing instructions and pitfalls
+    into `standing_share` of it at most), and the digest of each one given."""
     result = ContextResult(context="", budget_tokens=budget_tokens)
     used = tokens_estimate(frame_render())
+    standing_room = int(budget_tokens * section.standing_share)
     chosen: list[tuple[str, str]] = []
     digests: dict[int, str] = {}
     for entity_id, heading in order:
@@ -146,25 +190,29 @@ def context_assemble(
         # a section's heading is paid for once, by its first block
         opening = 0 if any(heading == taken for taken, _ in chosen) else \
             tokens_estimate(f"## {heading}") + BLANK_LINE
-        text, cost, short = _fitted(block, heading, room=budget_tokens - used - opening,
+        room = budget_tokens - used
+        if heading in (STANDING, PITFALLS):
+            room = min(room, standing_room)
+        text, cost, short = _fitted(block, heading, room=room - opening,
                                     quote_chars=section.quote_chars)
         cost += opening
         if not text:
             result.dropped.append({"key": block.key, "tokens": cost, "reason": "budget"})
             continue
         used += cost
+        if heading in (STANDING, PITFALLS):
+            standing_room -= cost
         chosen.append((heading, text))
         digests[entity_id] = digest
         result.entities.append(Injected(key=block.key, strength=block.strength,
                                         pinned=block.pinned, tokens=cost, section=heading,
                                         short=short))
-    # Who gets in is decided in order of relevance; a bare entity's line is shown after the
-    # blocks, where it cannot be read as one more line of the block above it.
+    # Who gets in is decided in order; a bare entity's line is shown after the blocks, where
+    # it cannot be read as one more line of the block above it.
     chosen.sort(key=lambda pair: SECTIONS.index(pair[0]))
     result.context = context_render(chosen) if chosen else ""
     result.tokens_used = tokens_estimate(result.context) if chosen else 0
-    _record(agent=agent, session=session, digests=digests, now=now, config=config)
-    return result
+    return result, digests
 
 
 def _fitted(block: EntityBlockData, heading: str, *, room: int, quote_chars: int
@@ -172,7 +220,7 @@ def _fitted(block: EntityBlockData, heading: str, *, room: int, quote_chars: int
     """(text, tokens, short) of the block as it fits in `room` tokens (with the blank line
     before it): whole, else short; a bare entity as its one line. ("", the least it would
     cost, False) when nothing fits."""
-    if heading == ALSO_RELEVANT:
+    if heading in LINES:
         line = line_render(block)
         cost = tokens_estimate(line) + BLANK_LINE
         return (line, cost, False) if cost <= room else ("", cost, False)
@@ -188,13 +236,15 @@ def _fitted(block: EntityBlockData, heading: str, *, room: int, quote_chars: int
 
 
 def _record(*, agent: str, session: str, digests: dict[int, str], now: datetime,
-            config: DecayConfig) -> None:
-    """Reinforce each injected entity once and note it in the session's ledger."""
+            config: DecayConfig, reinforced: list[int]) -> None:
+    """Reinforce each of `reinforced` once and note every injected entity in the session's
+    ledger."""
     if not digests:
         return
     with transaction.atomic():
         _commit_unwaited()
-        entity_reinforce(entity_ids=list(digests), now=now, config=config, bound=True)
+        if reinforced:
+            entity_reinforce(entity_ids=reinforced, now=now, config=config, bound=True)
         if not session:
             return
         _ledger_note(agent=agent, session=session, digests=digests, now=now)
