@@ -18,7 +18,9 @@ from tests.actuation import graphs
 pytestmark = pytest.mark.django_db
 
 NOW = graphs.T0 + timedelta(days=1)
-SECTION = config_get().context
+_SECTION = config_get().context
+assert _SECTION is not None
+SECTION = _SECTION
 
 
 def _instruction(claim: str, *, project: str, applies_to: str, session: str) -> dict[str, Any]:
