@@ -44,3 +44,6 @@ def test_demo_command_prints_the_report(tmp_path: Path, capsys: pytest.CaptureFi
                     "Recall:", "Context for billing-api"):
         assert heading in output
     assert "<cortex-context" in output and "</cortex-context>" in output
+    # read as of the end of its corpus, not months later when all of it has faded: the
+    # context holds the operator's rules for the project
+    assert "the operator said: `use requests` (negated: not so)" in output

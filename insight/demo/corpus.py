@@ -35,6 +35,7 @@ class CorpusInfo:
     bytes: int = 0
     commits: int = 0
     files: list[Path] = field(default_factory=list)
+    ended_at: datetime | None = None  # the time of the sessions' last line
 
 
 def encode_cwd(cwd: str) -> str:
@@ -67,6 +68,7 @@ def sessions_write(root: Path, *, seed: int, size_bytes: int, info: CorpusInfo) 
         builder = SessionBuilder(root, rng=rng, project=texts.PROJECTS[project_index],
                                  version=version, start=start, info=info)
         builder.run(episodes)
+        info.ended_at = builder.writer.clock  # each session starts after the one before
         start = builder.writer.clock + timedelta(minutes=rng.randint(20, 600))
         index += 1
 

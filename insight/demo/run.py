@@ -4,7 +4,7 @@ the producers, so it sits with them above the services)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from insight.demo.finishers import DemoContext, DemoSection, demo_finishers_run
@@ -31,13 +31,20 @@ class DemoReport:
     sections: list[DemoSection] = field(default_factory=list)
 
 
+def demo_as_of(ended_at: datetime | None) -> datetime:
+    """The demo is read an hour after its last session, as by the operator who had just lived
+    it: its corpus is fixed in time (same seed, same bytes), and read months later all of it
+    has faded below the injection threshold."""
+    return ended_at + timedelta(hours=1) if ended_at else clock.now()
+
+
 def demo_run(*, out: Path, seed: int = 7, progress: Progress | None = None) -> DemoReport:
     """Capture -> raw log -> observations -> graph -> sleep cycle, then the graph's summary."""
     cortex_prepare()
     ingest = demo_corpus_ingest(out=out, seed=seed, progress=progress)
     analysis = analysis_drain()
     retain = retain_drain()
-    as_of = clock.now()
+    as_of = demo_as_of(ingest.corpus.ended_at)
     run = sleep_cycle_run(now=as_of, trigger="demo")
     context = DemoContext(out=out, repo=ingest.corpus.repo, as_of=as_of)
     return DemoReport(ingest=ingest, analysis=analysis, retain=retain, sleep_cycle=run,
