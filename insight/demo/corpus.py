@@ -9,6 +9,7 @@ writing sessions until the corpus reaches that size (the ingestion benchmark), a
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import uuid
@@ -36,6 +37,13 @@ class CorpusInfo:
     commits: int = 0
     files: list[Path] = field(default_factory=list)
     ended_at: datetime | None = None  # the time of the sessions' last line
+
+
+def _last_written(path: Path, at: datetime) -> None:
+    """The file's modification time is its last line's, as Claude Code leaves it: a line with
+    no timestamp of its own before the first that has one (a `permission-mode` record) is
+    dated by it, and a file written now would date it months after its session."""
+    os.utime(path, (at.timestamp(), at.timestamp()))
 
 
 def encode_cwd(cwd: str) -> str:
@@ -135,6 +143,7 @@ class SessionBuilder:
                 self.episodes[kind](self, arg) if arg else self.episodes[kind](self)
         finally:
             self.fh.close()
+            _last_written(self.path, self.writer.clock)
         self.info.sessions += 1
         self.info.bytes += self.writer.bytes
         self.info.files.append(self.path)
@@ -327,6 +336,7 @@ class SessionBuilder:
                 sub.tool_result(use["id"], "\n".join(f"src/{m}.py:{self.rng.randint(1, 300)}"
                                                      for m in self.rng.sample(texts.MODULES, 4)))
             sub.assistant([{"type": "text", "text": "Found 4 callers."}])
+        _last_written(path, sub.clock)
         self.writer.clock = sub.clock
         self.info.subagent_files += 1
         self.info.bytes += sub.bytes
