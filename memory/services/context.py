@@ -1,7 +1,8 @@
 """Context assembly (docs/context.md): for an agent, a project and a query, the pinned
-entities first, then the strongest relevant ones at or above the injection threshold, packed
-into a token budget, fenced as reference data; a session is not given the same unchanged
-entity twice; every injected entity is reinforced once."""
+entities first, then the project's standing instructions and known pitfalls, then the most
+relevant ones, all at or above the injection threshold, packed into a token budget, fenced as
+reference data; a session is not given the same unchanged entity twice; every injected entity
+the query found (or pinned) is reinforced once."""
 
 from __future__ import annotations
 
