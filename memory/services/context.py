@@ -48,6 +48,7 @@ PINNED, STANDING, PITFALLS = "Pinned", "Standing instructions", "Known pitfalls"
 RELEVANT, ALSO_RELEVANT = "Relevant", "Also relevant"
 SECTIONS = (PINNED, STANDING, PITFALLS, RELEVANT, ALSO_RELEVANT)
 LINES = (PITFALLS, ALSO_RELEVANT)
+FOR_THE_PROJECT = (STANDING, PITFALLS)  # within `standing_share` of the budget
 # What the blank line between two parts of the document costs (two newlines).
 BLANK_LINE = 2
 
@@ -192,7 +193,7 @@ def _packed(order: list[tuple[int, str]], *, data: dict[int, EntityBlockData],
         opening = 0 if any(heading == taken for taken, _ in chosen) else \
             tokens_estimate(f"## {heading}") + BLANK_LINE
         room = budget_tokens - used
-        if heading in (STANDING, PITFALLS):
+        if heading in FOR_THE_PROJECT:
             room = min(room, standing_room)
         text, cost, short = _fitted(block, heading, room=room - opening,
                                     quote_chars=section.quote_chars)
@@ -201,7 +202,7 @@ def _packed(order: list[tuple[int, str]], *, data: dict[int, EntityBlockData],
             result.dropped.append({"key": block.key, "tokens": cost, "reason": "budget"})
             continue
         used += cost
-        if heading in (STANDING, PITFALLS):
+        if heading in FOR_THE_PROJECT:
             standing_room -= cost
         chosen.append((heading, text))
         digests[entity_id] = digest
