@@ -52,13 +52,16 @@ def context_standing_ids(*, project: str, at: datetime, threshold: float, limit:
     first, each group strongest first."""
     if not project or limit < 1:
         return []
+    # the operator's spoken rules first (a few hundred at most): the entity table is not scanned
+    spoken = list(Relation.objects.filter(source__key=OPERATOR_KEY, relation_type__in=SPOKEN)
+                  .values_list("target_id", flat=True).distinct())
+    if not spoken:
+        return []
     own = Q(scope=f"project:{project}") | Q(scope__startswith=f"project:{project} (")
     everywhere = Q(scope="global") | Q(scope__startswith="global (")
     held = Fact.objects.filter(entity_id=OuterRef("pk")).exclude(
         status__in=[FactStatus.REJECTED, FactStatus.QUARANTINED])
-    spoken = Relation.objects.filter(target_id=OuterRef("pk"), source__key=OPERATOR_KEY,
-                                     relation_type__in=SPOKEN)
-    entities = Entity.objects.filter(Exists(spoken), Exists(held.filter(own | everywhere)),
+    entities = Entity.objects.filter(Exists(held.filter(own | everywhere)), id__in=spoken,
                                      status=EntityStatus.ACTIVE)
     rows = entity_with_strength(now=at, config=config, queryset=entities)
     return list(rows.filter(**{f"{STRENGTH_NOW}__gte": threshold})
