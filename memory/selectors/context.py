@@ -24,7 +24,7 @@ from memory.models import (
 )
 from memory.selectors.entities import STRENGTH_NOW, entity_with_strength
 from memory.selectors.recall import entities_at
-from memory.selectors.taxonomy import namespaces_like
+from memory.selectors.taxonomy import namespace_regex
 
 OPERATOR_KEY = "self:operator"
 
@@ -75,9 +75,10 @@ _PITFALLS = """
 SELECT m.entity_id
 FROM memory_entitymention AS m
 JOIN memory_entity AS en ON en.id = m.entity_id
+JOIN memory_namespace AS n ON n.id = en.namespace_id
 JOIN memory_observation AS o ON o.id = m.observation_id
 JOIN memory_memoryevent AS ev ON ev.id = o.event_ids[1]
-WHERE en.namespace_id = ANY(%s) AND en.status = %s AND ev.project = %s
+WHERE n.path ~ %s AND en.status = %s AND ev.project = %s
   AND o.timestamp <= %s AND o.correlation_session <> ''
 GROUP BY m.entity_id
 HAVING count(DISTINCT o.correlation_session) >= %s
@@ -90,12 +91,11 @@ def context_pitfall_ids(*, project: str, at: datetime, namespace: str, min_sessi
                         limit: int) -> list[int]:
     """The project's known pitfalls as of `at`: root causes (entities of the `namespace`
     pattern) met in at least `min_sessions` of its sessions, the most recurring first."""
-    namespaces = namespaces_like(namespace)
-    if not project or limit < 1 or not namespaces:
+    if not project or limit < 1:
         return []
     with connection.cursor() as cursor:
-        cursor.execute(_PITFALLS, [namespaces, EntityStatus.ACTIVE, project, at, min_sessions,
-                                   limit])
+        cursor.execute(_PITFALLS, [namespace_regex(namespace), EntityStatus.ACTIVE, project, at,
+                                   min_sessions, limit])
         return [row[0] for row in cursor.fetchall()]
 
 

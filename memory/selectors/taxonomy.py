@@ -20,11 +20,15 @@ def entity_in_subtree(*, namespace: Namespace) -> QuerySet[Entity]:
     )
 
 
+def namespace_regex(pattern: str) -> str:
+    """The PostgreSQL regular expression of the namespace paths a `*` pattern such as
+    `agent:*:rc` names."""
+    return "^" + ":".join("[^:]+" if p == "*" else _escape(p) for p in pattern.split(":")) + "$"
+
+
 def namespaces_like(pattern: str) -> list[int]:
-    """Ids of the namespaces a `*` pattern such as `agent:*:rc` names."""
-    parts = pattern.split(":")
-    rows = Namespace.objects.filter(path__regex="^" + ":".join(
-        "[^:]+" if p == "*" else _escape(p) for p in parts) + "$")
+    """Ids of the namespaces a `*` pattern names."""
+    rows = Namespace.objects.filter(path__regex=namespace_regex(pattern))
     return list(rows.values_list("id", flat=True))
 
 

@@ -182,6 +182,7 @@ def _packed(order: list[tuple[int, str]], *, data: dict[int, EntityBlockData],
     used = tokens_estimate(frame_render())
     standing_room = int(budget_tokens * section.standing_share)
     chosen: list[tuple[str, str]] = []
+    opened: set[str] = set()  # the sections whose heading is paid for
     digests: dict[int, str] = {}
     for entity_id, heading in order:
         block = data[entity_id]
@@ -190,8 +191,7 @@ def _packed(order: list[tuple[int, str]], *, data: dict[int, EntityBlockData],
             result.already_given.append(block.key)
             continue
         # a section's heading is paid for once, by its first block
-        opening = 0 if any(heading == taken for taken, _ in chosen) else \
-            tokens_estimate(f"## {heading}") + BLANK_LINE
+        opening = 0 if heading in opened else tokens_estimate(f"## {heading}") + BLANK_LINE
         room = budget_tokens - used
         if heading in FOR_THE_PROJECT:
             room = min(room, standing_room)
@@ -205,6 +205,7 @@ def _packed(order: list[tuple[int, str]], *, data: dict[int, EntityBlockData],
         if heading in FOR_THE_PROJECT:
             standing_room -= cost
         chosen.append((heading, text))
+        opened.add(heading)
         digests[entity_id] = digest
         result.entities.append(Injected(key=block.key, strength=block.strength,
                                         pinned=block.pinned, tokens=cost, section=heading,
