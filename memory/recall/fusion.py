@@ -54,9 +54,9 @@ def fuse(lists: Mapping[str, Sequence[Candidate]], *, weights: Mapping[str, floa
         weight = weights.get(strategy, 1.0)
         best = max((c.score for c in candidates), default=0.0)
         worst = min((c.score for c in candidates), default=0.0)
-        spread = best - worst
+        spread, floor = best - worst, LINEAR_FLOOR
         if strategy in shares:
-            worst, spread = 0.0, 1.0
+            worst, spread, floor = 0.0, 1.0, 0.0
         seen: set[Ref] = set()
         for rank, candidate in enumerate(candidates, start=1):
             if candidate.ref in seen:
@@ -66,8 +66,7 @@ def fuse(lists: Mapping[str, Sequence[Candidate]], *, weights: Mapping[str, floa
                 part = weight / (rrf_k + rank)
             else:
                 spread_share = (candidate.score - worst) / spread if spread > 0 else 1.0
-                part = weight * (spread_share if strategy in shares else
-                                 LINEAR_FLOOR + (1 - LINEAR_FLOOR) * spread_share)
+                part = weight * (floor + (1 - floor) * spread_share)
             entry = fused.setdefault(candidate.ref, Fused(candidate.ref))
             entry.relevance += part
             entry.strategies[strategy] = round(part, 6)
