@@ -51,10 +51,12 @@ def _sections(project: str, query: str = "how do I center a div?",
 @pytest.fixture
 def rules() -> dict[str, Entity]:
     taxonomy_sync()
+    # the rule for every project is retained first: of two rules as strong, the project's own
+    # comes first only because it is the project's
     graphs.submit([
+        _instruction("commit to main", project="blog", applies_to="global", session="c"),
         _instruction("use lodash", project="shop", applies_to="project", session="a"),
-        _instruction("use jquery", project="blog", applies_to="project", session="b"),
-        _instruction("commit to main", project="blog", applies_to="global", session="c")])
+        _instruction("use jquery", project="blog", applies_to="project", session="b")])
     return {claim: _rule(claim) for claim in ("use lodash", "use jquery", "commit to main")}
 
 
