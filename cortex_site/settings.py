@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "knox",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's and Redoc's assets, served here: /api/docs/ offline
     "django_celery_beat",
     "mptt",
     "pgtrigger",
@@ -167,6 +168,12 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Events in, recall and context out, for one operator and their agents.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # From drf_spectacular_sidecar's static files, not a CDN: the docs work without internet.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    # No validator badge: Swagger UI would otherwise ask validator.swagger.io about the schema.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "memory.api.schema.error_statuses_declare",

@@ -3,10 +3,12 @@ from django.urls import path, re_path
 from memory.api import compiled as compiled_api
 from memory.api import context, entities, events, health, observations, recall
 from memory.api import memories as memories_api
+from memory.api import root as root_api
 from memory.api import working_set as working_set_api
 from memory.models.working_set import SESSION_KEY_PATTERN
 
 urlpatterns = [
+    path("", root_api.ApiRootView.as_view(), name="api-root"),
     path("health/", health.HealthView.as_view(), name="health"),
     path("events/", events.EventsView.as_view(), name="events"),
     path("memories/", memories_api.MemoriesView.as_view(), name="memories"),
