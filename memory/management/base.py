@@ -1,16 +1,65 @@
-"""The base of memory's commands: a refusal of the services (memory.errors.DomainError) is
-shown as a CommandError (one line on stderr, exit status 1), in this one place."""
+"""The base of Cortex's commands.
+
+`CortexCommand`: its `--help` says what the command does (`help`), its options (each with a
+help text) and examples (`examples`), without Django's own options (`--settings`,
+`--pythonpath`, `--skip-checks`, ...: still accepted, never shown; they mean nothing to a
+Cortex operator). `subcommand_add` gives a subcommand the same help of its own
+(`cortex mcp install --help`).
+
+`DomainCommand`: a refusal of the services (memory.errors.DomainError) is shown as a
+CommandError (one line on stderr, exit status 1), in this one place."""
 
 from __future__ import annotations
 
+import argparse
+from collections.abc import Sequence
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import (
+    BaseCommand,
+    CommandError,
+    CommandParser,
+    DjangoHelpFormatter,
+)
 
 from memory.errors import DomainError
 
+# Django's options on every command (django.core.management.base.BaseCommand.create_parser).
+DJANGO_OPTIONS = frozenset({"--version", "--verbosity", "--settings", "--pythonpath",
+                            "--traceback", "--no-color", "--force-color", "--skip-checks"})
 
-class DomainCommand(BaseCommand):
+
+class CortexHelpFormatter(DjangoHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Django's order (the command's own options first) and the examples' lines as written."""
+
+
+def examples_text(examples: Sequence[str]) -> str | None:
+    if not examples:
+        return None
+    return "examples:\n" + "\n".join(f"  {line}" for line in examples)
+
+
+class CortexCommand(BaseCommand):
+    suppressed_base_arguments = set(DJANGO_OPTIONS)
+    # Full command lines, e.g. "cortex recall migrations --project billing-api".
+    examples: Sequence[str] = ()
+
+    def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
+        kwargs.setdefault("formatter_class", CortexHelpFormatter)
+        kwargs.setdefault("epilog", examples_text(self.examples))
+        return super().create_parser(prog_name, subcommand, **kwargs)
+
+
+def subcommand_add(actions: Any, name: str, *, help: str,
+                   examples: Sequence[str] = ()) -> CommandParser:
+    """A subcommand whose own --help says what it does (`help`), its options and examples."""
+    parser: CommandParser = actions.add_parser(
+        name, help=help, description=help, epilog=examples_text(examples),
+        formatter_class=CortexHelpFormatter)
+    return parser
+
+
+class DomainCommand(CortexCommand):
     def execute(self, *args: Any, **options: Any) -> str | None:
         try:
             return super().execute(*args, **options)
