@@ -23,6 +23,10 @@ def diff_apply(*, path: Path, before: str, after: str, label: str, yes: bool) ->
         before.splitlines(keepends=True), after.splitlines(keepends=True),
         fromfile=f"{path} (current)", tofile=f"{path} ({label})",
     ))
+    if not yes and not sys.stdin.isatty():
+        print("Nothing written: standard input is not a terminal, so there is no one to ask "
+              "(use --yes to apply without asking).")
+        return 1
     if not (yes or _confirmed()):
         print("Nothing written (use --yes to apply without asking).")
         return 1

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
-from insight.hooks.config import READ_BYTES, HookConfig
+from insight.hooks.config import READ_BYTES, HookConfig, hooks_dir
 from insight.hooks.files import state_load, state_lock_path, state_save, try_lock
 from insight.hooks.spool import spool_write
 from insight.producers.claude_code_reader import ReadCounters, transcript_events
@@ -22,6 +23,35 @@ def session_files(transcript: Path) -> list[Path]:
 
 def capture(hook_input: dict[str, Any], config: HookConfig) -> int:
     """Spool the events of every line appended since the last call; returns how many."""
+    return _capture_transcript(hook_input, config) + capture_waiting(config)
+
+
+def waiting_dir() -> Path:
+    """Hook inputs the plugin's launcher kept while `cortex` could not run (not installed)."""
+    return hooks_dir() / "waiting"
+
+
+def capture_waiting(config: HookConfig) -> int:
+    """Read the transcripts of the sessions seen while `cortex` could not run, then forget
+    them: their lines are in the spool from here on."""
+    directory = waiting_dir()
+    if not directory.is_dir():
+        return 0
+    total, seen = 0, set()
+    for kept in sorted(directory.glob("*.json")):
+        try:
+            hook_input = json.loads(kept.read_bytes())
+        except (OSError, ValueError):
+            hook_input = None
+        path = hook_input.get("transcript_path") if isinstance(hook_input, dict) else None
+        if isinstance(path, str) and path not in seen:
+            seen.add(path)
+            total += _capture_transcript({"transcript_path": path}, config)
+        kept.unlink(missing_ok=True)
+    return total
+
+
+def _capture_transcript(hook_input: dict[str, Any], config: HookConfig) -> int:
     path = hook_input.get("transcript_path")
     if not isinstance(path, str) or not path.endswith(".jsonl"):
         return 0

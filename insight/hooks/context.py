@@ -10,10 +10,9 @@ import time
 from pathlib import PurePath
 from typing import Any
 
-from insight.hooks.client import Pending, dumps_light, post_start
-from insight.hooks.config import HookConfig
+from insight.hooks.client import Pending, Reply, dumps_light, post_start
+from insight.hooks.config import DEFAULT_SESSION_START_TOKENS, HookConfig
 
-SESSION_START_BUDGET = int(os.environ.get("CORTEX_HOOK_SESSION_BUDGET") or 2000)
 PROMPT_BUDGET = int(os.environ.get("CORTEX_HOOK_PROMPT_BUDGET") or 800)
 # A prompt shorter than this ("ok", "go on", "yes") recalls nothing worth its tokens.
 MIN_PROMPT_CHARS = int(os.environ.get("CORTEX_HOOK_MIN_PROMPT_CHARS") or 12)
@@ -29,15 +28,18 @@ def _project(hook_input: dict[str, Any]) -> str:
     return PurePath(cwd).name if isinstance(cwd, str) and cwd else ""
 
 
-def context_request(event: str, hook_input: dict[str, Any]) -> dict[str, Any] | None:
-    """The body to ask Cortex for, or None when this event asks nothing."""
+def context_request(event: str, hook_input: dict[str, Any], *,
+                    session_start_tokens: int = DEFAULT_SESSION_START_TOKENS
+                    ) -> dict[str, Any] | None:
+    """The body to ask Cortex for, or None when this event asks nothing. SessionStart asks
+    for at most `session_start_tokens` (the operator's one setting, HookConfig's)."""
     project = _project(hook_input)
     session = hook_input.get("session_id")
     base = {"agent": "claude-code", "project": project,
             "session": session if isinstance(session, str) else ""}
     if event == "SessionStart":
         query = f"{project} pitfalls instructions" if project else "pitfalls instructions"
-        return {**base, "query": query, "budget_tokens": SESSION_START_BUDGET}
+        return {**base, "query": query, "budget_tokens": session_start_tokens}
     if event == "UserPromptSubmit":
         prompt = hook_input.get("prompt")
         if not isinstance(prompt, str) or len(prompt.strip()) < MIN_PROMPT_CHARS:
@@ -61,7 +63,7 @@ def context_ask(event: str, hook_input: dict[str, Any], config: HookConfig, *,
                 deadline: float) -> Pending | None:
     """The context request, sent now (Cortex assembles it while the hook reads the
     transcript and flushes the spool), or None when this event asks nothing."""
-    body = context_request(event, hook_input)
+    body = context_request(event, hook_input, session_start_tokens=config.session_start_tokens)
     timeout = min(config.timeout, deadline - time.monotonic())
     if body is None or not config.token or timeout <= 0.01:
         return None
@@ -71,10 +73,11 @@ def context_ask(event: str, hook_input: dict[str, Any], config: HookConfig, *,
 
 def context_text(pending: Pending | None) -> str:
     """The block to print: Cortex's answer, or nothing when it is down, slow or refuses."""
-    if pending is None:
-        return ""
-    reply = pending.reply()
-    if reply.status != 200 or not isinstance(reply.body, dict):
+    return reply_text(pending.reply() if pending is not None else None)
+
+
+def reply_text(reply: Reply | None) -> str:
+    if reply is None or reply.status != 200 or not isinstance(reply.body, dict):
         return ""
     context = reply.body.get("context")
     return context if isinstance(context, str) else ""

@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from insight.hooks.config import config_save
+from insight.hooks.config import DEFAULT_SESSION_START_TOKENS, config_load, config_save
+from insight.hooks.status import probe_line
 from memory.file_edits import diff_apply, json_render
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop")
@@ -61,15 +62,29 @@ def settings_merge(settings: dict[str, Any], *, command: str) -> dict[str, Any]:
 
 
 def install_main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="cortex hook install")
+    parser = argparse.ArgumentParser(
+        prog="cortex hook install",
+        description="Write Cortex's hook entries (SessionStart, UserPromptSubmit, PostToolUse, "
+                    "Stop) into Claude Code's settings.json, the diff shown first; save the "
+                    "URL and token under CORTEX_HOME/hooks/config.json (0600); then say in "
+                    "one line whether Cortex answers and accepts the token.",
+        epilog="example: cortex hook install --project ~/code/billing-api --token \"$TOKEN\" "
+               "--yes   (with the Claude Code plugin, run `cortex setup claude-code` instead)",
+    )
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--user", action="store_true", help="~/.claude/settings.json")
     where.add_argument("--project", metavar="PATH", help="PATH/.claude/settings.json (default .)")
     parser.add_argument("--yes", action="store_true", help="apply without asking")
-    parser.add_argument("--url", help="Cortex URL (saved under CORTEX_HOME/hooks/config.json)")
+    parser.add_argument("--url", help="Cortex URL (saved under CORTEX_HOME/hooks/config.json; "
+                        "default: where the running `cortex up` listens)")
     parser.add_argument("--token", help="the token of an agent with events:write (saved, 0600)")
+    parser.add_argument("--session-start-tokens", type=int, metavar="N",
+                        help=f"what SessionStart may inject (default "
+                             f"{DEFAULT_SESSION_START_TOKENS} tokens)")
     parser.add_argument("--command", default=None, help="the hook command prefix")
     args = parser.parse_args(argv)
+    if args.session_start_tokens is not None and args.session_start_tokens <= 0:
+        parser.error("--session-start-tokens must be a positive number of tokens")
     path = settings_path(user=args.user, project=args.project)
     before = path.read_text(encoding="utf-8") if path.exists() else ""
     try:
@@ -78,7 +93,9 @@ def install_main(argv: list[str]) -> int:
         print(f"{path} is not valid JSON ({error}); nothing changed.", file=sys.stderr)
         return 1
     after = json_render(settings_merge(current, command=args.command or default_command()))
-    _save_connection(args.url, args.token or os.environ.get("CORTEX_TOKEN"))
+    _save_connection(args.url, args.token or os.environ.get("CORTEX_TOKEN"),
+                     args.session_start_tokens)
+    print(probe_line(config_load()))
     if after == before:
         print(f"{path}: the Cortex hooks are already installed.")
         return 0
@@ -86,11 +103,12 @@ def install_main(argv: list[str]) -> int:
                       yes=args.yes)
 
 
-def _save_connection(url: str | None, token: str | None) -> None:
-    if url or token:
-        saved = config_save(url=url, token=token)
+def _save_connection(url: str | None, token: str | None, tokens: int | None) -> None:
+    if url or token or tokens:
+        saved = config_save(url=url, token=token, session_start_tokens=tokens)
         print(f"Cortex connection saved in {saved}" + (" (token not shown)." if token else "."))
-    elif not os.environ.get("CORTEX_TOKEN"):
-        print("No token yet: create one with\n  cortex agent create claude-code-hooks "
-              "--scopes events:write --source claude-code\nthen run this again with --token. "
-              "Until then the hooks queue events locally.")
+    elif not config_load().token:
+        print("No token given: `cortex setup claude-code` makes one and saves it (or create "
+              "one with `cortex agent create claude-code-hooks --scopes "
+              "events:write,context:read --source claude-code` and pass --token). Until then "
+              "the hooks queue events locally.")

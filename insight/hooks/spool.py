@@ -56,6 +56,7 @@ class FlushResult:
     quarantined: int = 0
     left: int = 0  # segments still waiting
     reached: bool = True  # False: Cortex could not be reached or refused the token
+    status: int | None = None  # the last answer's HTTP status (0: no answer; None: not asked)
 
 
 def spool_flush(config: HookConfig, *, deadline: float) -> FlushResult:
@@ -107,13 +108,13 @@ def _send(chunk: list[dict[str, Any]], config: HookConfig, deadline: float,
     timeout = max(0.05, min(config.timeout, deadline - time.monotonic()))
     reply = post_json(f"{config.url}/api/events/", {"events": chunk}, token=config.token,
                       timeout=timeout)
+    result.status = reply.status
     if reply.status in _OK:
         result.sent += len(chunk)
         return True
     if reply.status in _REFUSED:
         return _without_refused(chunk, reply.body, config, deadline, result)
     result.reached = False
-    log(f"flush stopped: HTTP {reply.status or 'unreachable'}")
     return False
 
 

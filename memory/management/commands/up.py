@@ -12,7 +12,9 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
+from memory.clock import now
 from memory.config import config_get
+from memory.runtime import runtime_clear, runtime_write
 from memory.services.operators import operator_ensure
 from memory.services.setup import cortex_prepare
 from memory.serving import WEB_THREADS, WEB_WORKERS, web_command
@@ -36,6 +38,7 @@ class Command(BaseCommand):
         credentials = operator_ensure()
         children = self._start_children(host=host, port=port, workers=workers, threads=threads)
         base = f"http://{host}:{port}"
+        self._record(host=host, port=port)
         self.stdout.write(f"Cortex is up.\n  admin: {base}/admin/\n  API:   {base}/api/ "
                           f"(docs {base}/api/docs/)")
         if credentials:
@@ -46,7 +49,21 @@ class Command(BaseCommand):
         if settings.NATS_URL:
             self.stdout.write(f"  NATS:  {config_get().nats.prefix}.memory.query.recall, .context")
         self.stdout.write("Ctrl-C stops everything.")
-        self._supervise(children)
+        try:
+            self._supervise(children)
+        finally:
+            runtime_clear(settings.CORTEX_HOME, pid=os.getpid())
+
+    @staticmethod
+    def _record(*, host: str, port: int) -> None:
+        """Where this Cortex listens, for the hooks and the plugin (memory/runtime.py)."""
+        reach = "127.0.0.1" if host in ("0.0.0.0", "", "*") else host  # noqa: S104
+        reach = "[::1]" if reach == "::" else (f"[{reach}]" if ":" in reach else reach)
+        runtime_write(settings.CORTEX_HOME, {
+            "pid": os.getpid(), "url": f"http://{reach}:{port}", "host": host, "port": port,
+            "started_at": now().isoformat(), "database_url": settings.DATABASE_URL,
+            "redis_url": settings.REDIS_URL,
+        })
 
     def _start_children(
         self, *, host: str, port: int, workers: int, threads: int
