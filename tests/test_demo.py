@@ -2,19 +2,82 @@
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.management import call_command
+from django.db.models import Max
 
-from insight.demo.run import demo_run
+from insight.demo.corpus import corpus_write
+from insight.demo.run import ANCHOR_FILE, demo_run
+from memory import clock
+from memory.config import config_get
 from memory.models import Entity, MemoryEvent, Observation, ObservationStatus
+from memory.selectors.entities import STRENGTH_NOW, entity_with_strength
+
+# A date the corpus never had (its fixed one is in March 2026), with microseconds.
+LATER = datetime(2027, 1, 14, 16, 20, 33, 250000, tzinfo=UTC)
+
+
+def _stamp(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _dates_apart(record: dict[str, Any]) -> tuple[dict[str, Any], list[datetime]]:
+    """The record without its dates (a top-level `timestamp`, a snapshot's own), and them."""
+    rest, dates = dict(record), []
+    if "timestamp" in rest:
+        dates.append(_stamp(rest.pop("timestamp")))
+    if isinstance(rest.get("snapshot"), dict) and "timestamp" in rest["snapshot"]:
+        rest["snapshot"] = dict(rest["snapshot"])
+        dates.append(_stamp(rest["snapshot"].pop("timestamp")))
+    return rest, dates
+
+
+def test_the_corpus_dated_to_end_later_is_the_same_corpus_moved(tmp_path: Path) -> None:
+    fixed = corpus_write(tmp_path / "fixed", seed=7, git=False)
+    moved = corpus_write(tmp_path / "moved", seed=7, git=False, ends_at=LATER)
+    assert fixed.ended_at is not None and moved.ended_at == LATER
+    shift = LATER - fixed.ended_at
+    names = sorted(p.relative_to(fixed.projects_root) for p in fixed.files)
+    assert names == sorted(p.relative_to(moved.projects_root) for p in moved.files)
+    for name in names:
+        before = [json.loads(line) for line in
+                  (fixed.projects_root / name).read_bytes().splitlines()]
+        after = [json.loads(line) for line in
+                 (moved.projects_root / name).read_bytes().splitlines()]
+        assert len(after) == len(before)
+        for old, new in zip(before, after, strict=True):
+            (old_rest, old_dates), (new_rest, new_dates) = _dates_apart(old), _dates_apart(new)
+            assert new_rest == old_rest
+            # moved by the shift (each written to the millisecond)
+            assert [abs(n - o - shift) < timedelta(milliseconds=1)
+                    for o, n in zip(old_dates, new_dates, strict=True)] == [True] * len(old_dates)
+        # the file's time is its last line's, moved too
+        assert (moved.projects_root / name).stat().st_mtime == pytest.approx(
+            (fixed.projects_root / name).stat().st_mtime + shift.total_seconds())
+    latest = max(date for path in moved.files for line in path.read_bytes().splitlines()
+                 for date in _dates_apart(json.loads(line))[1])
+    assert latest == LATER.replace(microsecond=LATER.microsecond // 1000 * 1000)
 
 
 @pytest.mark.django_db(transaction=True)
 def test_demo_runs_every_layer_and_a_second_run_adds_nothing(tmp_path: Path) -> None:
-    first = demo_run(out=tmp_path / "demo")
+    now = clock.now()
+    with clock.frozen(now):
+        first = demo_run(out=tmp_path / "demo")
 
+    # Its last session ended shortly before it ran, and it is read now: the graph is alive.
+    last = MemoryEvent.objects.filter(source="claude-code").aggregate(at=Max("occurred_at"))
+    assert now - timedelta(hours=1) < last["at"] < now
+    assert first.as_of == now
+    threshold = config_get().thresholds.entity_strength
+    alive = entity_with_strength(now=now).filter(**{f"{STRENGTH_NOW}__gte": threshold})
+    assert alive.filter(key="agent:claude-code:instruction:use-uv").exists()
+    assert alive.count() > Entity.objects.count() // 2
     assert first.ingest.sessions.events_stored > 100
     assert first.ingest.git is not None and first.ingest.git.events_stored > 100
     categories = set(first.analysis.observations_created)
@@ -30,7 +93,11 @@ def test_demo_runs_every_layer_and_a_second_run_adds_nothing(tmp_path: Path) -> 
     ]
 
     events, observations = MemoryEvent.objects.count(), Observation.objects.count()
-    second = demo_run(out=tmp_path / "demo")
+    # Run again later into the same directory: the corpus keeps the dates it was given.
+    ended_at = json.loads((tmp_path / "demo" / ANCHOR_FILE).read_text())["ended_at"]
+    with clock.frozen(now + timedelta(days=2)):
+        second = demo_run(out=tmp_path / "demo")
+    assert json.loads((tmp_path / "demo" / ANCHOR_FILE).read_text())["ended_at"] == ended_at
     assert second.ingest.sessions.events_stored == 0
     assert MemoryEvent.objects.count() == events
     assert Observation.objects.count() == observations

@@ -5,6 +5,10 @@ English and French, with every behaviour the analyzers look for, and a git repos
 with several authors, branches and merges). With `size_bytes` the same generator keeps
 writing sessions until the corpus reaches that size (the ingestion benchmark), and
 `commits` sets the size of the repository. Same seed, same bytes.
+
+The corpus starts on a fixed date (`START`). With `ends_at`, every date of it (transcript
+lines, file times, commits) moves by one shift so that its last session ends then: the same
+content, dated so that it was just lived (`cortex demo`, read at once, is not months old).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import os
 import random
 import re
+import tempfile
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from insight.demo import texts
-from insight.demo.gitrepo import git_repo_write
+from insight.demo.gitrepo import GIT_START, git_repo_write
 from insight.demo.transcript import TranscriptWriter
 
 START = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
@@ -51,21 +56,38 @@ def encode_cwd(cwd: str) -> str:
 
 
 def corpus_write(
-    out: Path, *, seed: int = 7, size_bytes: int = 0, commits: int = 120, git: bool = True
+    out: Path, *, seed: int = 7, size_bytes: int = 0, commits: int = 120, git: bool = True,
+    ends_at: datetime | None = None,
 ) -> CorpusInfo:
-    """Sessions under `out/claude/projects`, a repository under `out/git/<name>`."""
+    """Sessions under `out/claude/projects`, a repository under `out/git/<name>`; with
+    `ends_at`, dated so that the last session ends then (only the dates move)."""
+    shift = timedelta(0)
+    if ends_at is not None:
+        shift = ends_at - corpus_end(seed=seed, size_bytes=size_bytes)
     root = out / "claude" / "projects"
     info = CorpusInfo(projects_root=root, repo=None)
-    sessions_write(root, seed=seed, size_bytes=size_bytes, info=info)
+    sessions_write(root, seed=seed, size_bytes=size_bytes, info=info, start=START + shift)
     if git:
         info.repo = out / "git" / "billing-api"
-        info.commits = git_repo_write(info.repo, seed=seed, commits=commits)
+        info.commits = git_repo_write(info.repo, seed=seed, commits=commits,
+                                      start=GIT_START + shift)
     return info
 
 
-def sessions_write(root: Path, *, seed: int, size_bytes: int, info: CorpusInfo) -> None:
+def corpus_end(*, seed: int, size_bytes: int = 0) -> datetime:
+    """When the last session of the corpus from `START` ends. The rounds of the generator
+    draw no date, so a corpus started later is the same one moved by the difference; this
+    writes it once aside to know its length."""
+    with tempfile.TemporaryDirectory(prefix="cortex-corpus-") as scratch:
+        info = CorpusInfo(projects_root=Path(scratch), repo=None)
+        sessions_write(Path(scratch), seed=seed, size_bytes=size_bytes, info=info, start=START)
+    assert info.ended_at is not None  # the demo plan has sessions
+    return info.ended_at
+
+
+def sessions_write(root: Path, *, seed: int, size_bytes: int, info: CorpusInfo,
+                   start: datetime = START) -> None:
     rng = random.Random(seed)
-    start = START
     plans = list(DEMO_PLAN) if size_bytes <= 0 else []
     index = 0
     while plans or (size_bytes > 0 and info.bytes < size_bytes):

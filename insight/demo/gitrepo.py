@@ -34,11 +34,13 @@ WEIGHTS = [14, 9, 5, 2, 10, 6, 8, 5, 3, 6, 3, 2, 1, 1, 2, 1]
 SUBJECTS = ["handle {thing} rounding", "add {thing} endpoint", "speed up {thing} export",
             "validate {thing} input", "bump {thing}", "document {thing}", "split {thing} module"]
 THINGS = ["invoice", "VAT", "refund", "PDF", "currency", "webhook", "customer", "httpx"]
-START = int(datetime(2025, 9, 1, 9, 0, tzinfo=UTC).timestamp())
+GIT_START = datetime(2025, 9, 1, 9, 0, tzinfo=UTC)
 
 
-def git_repo_write(path: Path, *, seed: int = 7, commits: int = 120) -> int:
-    """Create (or replace) a repository at `path` with `commits` commits; returns the count."""
+def git_repo_write(path: Path, *, seed: int = 7, commits: int = 120,
+                   start: datetime = GIT_START) -> int:
+    """Create (or replace) a repository at `path` with `commits` commits, the first a little
+    after `start`; returns the count."""
     if path.exists():
         shutil.rmtree(path)
     path.mkdir(parents=True)
@@ -47,7 +49,8 @@ def git_repo_write(path: Path, *, seed: int = 7, commits: int = 120) -> int:
                             stdin=subprocess.PIPE)
     assert proc.stdin is not None
     try:
-        written = _History(proc.stdin, random.Random(seed)).write(commits)
+        history = _History(proc.stdin, random.Random(seed), start=int(start.timestamp()))
+        written = history.write(commits)
     finally:
         proc.stdin.close()
     if proc.wait() != 0:
@@ -57,10 +60,10 @@ def git_repo_write(path: Path, *, seed: int = 7, commits: int = 120) -> int:
 
 
 class _History:
-    def __init__(self, out: IO[bytes], rng: random.Random) -> None:
+    def __init__(self, out: IO[bytes], rng: random.Random, *, start: int) -> None:
         self.out, self.rng = out, rng
         self.mark = 0
-        self.when = START
+        self.when = start
         self.versions: dict[str, int] = {}
         self.main_tip = 0
         self.count = 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from insight.demo.corpus import CorpusInfo, corpus_write
@@ -18,10 +19,12 @@ class DemoIngest:
     git: IngestSummary | None
 
 
-def demo_corpus_ingest(*, out: Path, seed: int = 7, progress: Progress | None = None) -> DemoIngest:
-    """Write the demo corpus under `out` and ingest its sessions and its repository."""
+def demo_corpus_ingest(*, out: Path, seed: int = 7, progress: Progress | None = None,
+                       ends_at: datetime | None = None) -> DemoIngest:
+    """Write the demo corpus under `out` (its last session ending at `ends_at`, or on its
+    fixed dates) and ingest its sessions and its repository."""
     progress = progress or NoProgress()
-    corpus = corpus_write(out, seed=seed)
+    corpus = corpus_write(out, seed=seed, ends_at=ends_at)
     sessions = ClaudeCodeProducer(roots=[corpus.projects_root]).run(progress=progress)
     git = GitProducer(repo=corpus.repo).run(progress=progress) if corpus.repo else None
     return DemoIngest(corpus=corpus, sessions=sessions, git=git)
