@@ -97,11 +97,16 @@ def block_text(value: Any) -> str:
     return ""
 
 
+# Cortex's own context block (memory/context/render.py's fence), wherever a transcript holds
+# it: what Cortex injected is never read back as what the operator said.
+_CORTEX_FENCE = re.compile(r"<cortex-context\b[^>]*>.*?(?:</cortex-context>|\Z)", re.S)
+
+
 def message_text(event: Event) -> str:
     value = content(event)
-    if isinstance(value, str):
-        return value
-    return "\n".join(block_text(b) for b in blocks(event, "text"))
+    text = value if isinstance(value, str) else "\n".join(
+        block_text(b) for b in blocks(event, "text"))
+    return _CORTEX_FENCE.sub("", text) if "<cortex-context" in text else text
 
 
 def is_operator_prompt(event: Event) -> bool:
