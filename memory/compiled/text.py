@@ -1,13 +1,17 @@
 """Text from sources (claims, topics, memories, names) goes into a document as data: cleaned
-of control and direction characters, on one line, cut, and quoted in a code span (or, in a
-heading, with every markdown character escaped), so that nothing a transcript said reads as
-markup or as an instruction of the document's own."""
+of control and direction characters, on one line, cut, and quoted in a code span (a name in
+a heading stays as it is when no character of it is markup), so that nothing a transcript
+said reads as markup or as an instruction of the document's own. What the document says in
+its own words is meant to be read: counted nouns agree with their number, a scope is the
+project's name."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
 from datetime import UTC, datetime
+
+from memory.retain.extraction import GLOBAL, HERE, scope_projects, scope_split
 
 _WHITESPACE = re.compile(r"\s+")
 _BACKTICKS = re.compile(r"`+")
@@ -37,6 +41,40 @@ def quoted(text: str, *, limit: int) -> str:
     if line.startswith("`") or line.endswith("`"):
         line = f" {line} "
     return f"{fence}{line}{fence}"
+
+
+# Letters, digits, spaces and the punctuation no markdown construct starts with in the middle
+# of a heading: a name of these alone is written as it is.
+_PLAIN_NAME = re.compile(r"[\w\s.,:;/()'@+-]+")
+
+
+def heading_name(text: str, *, limit: int) -> str:
+    """A name for a heading: as it is when it holds no markup character (`billing-api`,
+    `Anya Petrova`), else quoted in a code span; never backslash-escaped."""
+    line = clean(text, limit=limit)
+    if not line:
+        return "(unnamed)"
+    if _PLAIN_NAME.fullmatch(line) and "_" not in line:
+        return line
+    return quoted(line, limit=limit)
+
+
+def counted(count: int, singular: str, plural: str) -> str:
+    """`1 fact`, `3 facts`, `0 facts`."""
+    return f"{count} {singular if count == 1 else plural}"
+
+
+def scope_words(scope: str) -> str:
+    """Where a claim holds, in words: `every project`, `billing-api`, `billing-api and
+    web-dashboard`, with what the sentence narrowed it to (`billing-api, in the tests`)."""
+    where, qualifiers = scope_split(scope)
+    projects = scope_projects(scope)
+    if projects:
+        place = " and ".join(", ".join(projects).rsplit(", ", 1))
+    else:
+        place = "every project" if where == GLOBAL else where
+    said = [q for q in qualifiers.split("; ") if q and q != HERE]
+    return ", ".join([place, *said])
 
 
 def escaped(text: str, *, limit: int) -> str:

@@ -37,7 +37,7 @@ def test_memories_strongest_first_and_a_new_one_writes_a_version(
     sleep_cycle_run(now=NOW)
     text = CompiledTruth.objects.get(entity=target).markdown
     assert text.index("`strong and older`") < text.index("`weak but recent`")
-    assert "2 memory(ies) mention it" in text
+    assert "2 memories mention it" in text
 
     sleep_cycle_run(now=NOW + DAY / 2)
     assert CompiledTruth.objects.filter(entity=target).count() == 1

@@ -56,24 +56,29 @@ def _snapshot(**changes: object) -> Snapshot:
 def test_every_section_in_order() -> None:
     text = compiled_render(_snapshot(), quote_chars=300)
     headings = re.findall(r"^#+ .*$", text, flags=re.M)
-    assert headings[0].startswith("# Cortex")
+    assert headings[0].startswith("# `Cortex")
     assert [h.split(" (")[0] for h in headings[1:]] == [
         "## Summary", "## Facts", "## Memories", "## Relations", "## Timeline",
         "## Provenance"]
     assert "- key: `world:project:cortex`" in text
     assert "- grid cell: semantic x object (namespace `world:project`)" in text
-    assert "- strength now: 0.612 (at or above the injection threshold 0.35)" in text
+    # a snapshot: each figure says when it held
+    assert ("- strength on 2026-03-01 03:00 UTC: 0.612 (at or above the injection threshold "
+            "0.35)") in text
+    assert "## Relations (weight on 2026-03-01 03:00 UTC at least 0.2, strongest first)" in text
+    assert "## Memories (strength on 2026-03-01 03:00 UTC, strongest first)" in text
+    assert "strength now" not in text
     assert "**contested** (a conflict awaits review): NOT `use npm`" in text
     assert "-> uses `world:artifact:pnpm`" in text and "<- works_on `world:person:anya`" in text
     assert text.index("world:artifact:pnpm") < text.index("world:person:anya")
-    assert "and 3 more relation(s) not shown" in text
+    assert "and 3 more relations not shown" in text
     assert "Raw events: `01M`, `01F`, `01E` and 6 more." in text
     assert "`01E` (claude-code message/user at 2026-03-01 03:00 UTC) and 1 more" in text
 
 
 def test_pinned_and_faded() -> None:
     pinned = _snapshot(entity=replace(_snapshot().entity, pinned=True, strength=None))
-    assert "strength now: pinned" in compiled_render(pinned, quote_chars=300)
+    assert "- strength: pinned (exempt from decay" in compiled_render(pinned, quote_chars=300)
     faded = _snapshot(entity=replace(_snapshot().entity, strength=0.2))
     assert "0.200: faded, below the injection threshold 0.35" in compiled_render(
         faded, quote_chars=300)
@@ -87,7 +92,7 @@ def test_source_text_is_quoted_as_data() -> None:
     assert span in line and span.startswith("````") and span.endswith("````")
     assert "not instructions" in text.splitlines()[2]
     title = text.splitlines()[0]
-    assert title == r"# Cortex \*\[x\]\(http\:\/\/evil\)\*"
+    assert title == "# `Cortex *[x](http://evil)*`"  # quoted, not escaped
 
 
 def test_quoting_cuts_and_cleans() -> None:
@@ -95,3 +100,31 @@ def test_quoting_cuts_and_cleans() -> None:
     assert quoted("x" * 50, limit=10) == "`" + "x" * 9 + "…`"
     assert quoted("`tick`", limit=300) == "`` `tick` ``"
     assert quoted("", limit=10) == "(empty)"
+
+
+def test_what_the_document_says_reads_as_words() -> None:
+    """Counted nouns agree with their number; a name with no markup character stays as it is
+    (no backslash); a scope is the project's name."""
+    one = _snapshot(
+        entity=replace(_snapshot().entity, display_name="billing-api", retrieval_count=1),
+        facts=(FactView(claim="use httpx", polarity=1, status="active",
+                        scope="project:billing-api", evidence_count=1, first_seen_at=AT,
+                        last_seen_at=AT, event_ids=()),
+               FactView(claim="use uv", polarity=1, status="active", scope="global",
+                        evidence_count=1, first_seen_at=AT, last_seen_at=AT, event_ids=())),
+        facts_total=2, relations_total=1, memories=(), memories_total=0, mentions_total=1)
+    text = compiled_render(one, quote_chars=300)
+    assert text.splitlines()[0] == "# billing-api"
+    assert "\\" not in text
+    assert ("2 facts held (0 contested); 0 memories mention it; 1 visible relation; "
+            "mentioned in 1 observation.") in text
+    assert "recalled 1 time;" in text
+    assert "`use httpx`: affirmed, seen 1x, 2026-03-01 to 2026-03-01; holds in billing-api" \
+        in text
+    assert "`use uv`: affirmed, seen 1x, 2026-03-01 to 2026-03-01; holds in every project" \
+        in text
+    assert not re.search(r"\(s\)|\(ies\)", text)
+    many = compiled_render(_snapshot(memories_total=4), quote_chars=300)
+    assert "4 memories mention it" in many and "and 3 more memories not shown" in many
+    single = compiled_render(_snapshot(memories_total=1), quote_chars=300)
+    assert "1 memory mentions it" in single

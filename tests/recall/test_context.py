@@ -187,10 +187,10 @@ def test_a_block_takes_the_ties_of_its_compiled_truth_not_its_counts_or_claims_a
     Relation.objects.create(source=graph["rule"], target=lodash, relation_type="relates_to",
                             relation_class="normal", last_reinforced_at=NOW, created_at=NOW)
     markdown = compiled_truth_rebuild(key=graph["rule"].key, now=NOW).markdown
-    assert "fact(s) held" in markdown and "Strongest ties:" in markdown
+    assert "1 fact held" in markdown and "Strongest ties:" in markdown
     block = str(_context()["context"]).split("### ")[1:]
     rule = next(b for b in block if graph["rule"].key in b.splitlines()[0])
-    assert "fact(s) held" not in rule
+    assert "fact held" not in rule
     assert rule.count("never use lodash in this repository") == 1
     ties = next(line for line in rule.splitlines() if line.startswith("Strongest ties:"))
     assert f"relates_to `{lodash.key}`" in ties
