@@ -17,6 +17,11 @@ def main() -> None:
         from insight.hooks.main import main as hook_main
 
         sys.exit(hook_main(sys.argv[2:]))
+    if sys.argv[1:2] == ["service"]:
+        # Writing a systemd unit or a launchd agent needs no database.
+        from memory.service_unit import main as service_main
+
+        sys.exit(service_main(sys.argv[2:]))
     if sys.argv[1:2] == ["decaybench"]:
         # Pure Python (memory.working_set): no database or broker to start.
         from memory.working_set.cli import main as decaybench_main
