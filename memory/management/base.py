@@ -29,14 +29,23 @@ DJANGO_OPTIONS = frozenset({"--version", "--verbosity", "--settings", "--pythonp
                             "--traceback", "--no-color", "--force-color", "--skip-checks"})
 
 
-class CortexHelpFormatter(DjangoHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Django's order (the command's own options first) and the examples' lines as written."""
+EXAMPLES_HEADING = "examples:\n"
+
+
+class CortexHelpFormatter(DjangoHelpFormatter):
+    """Django's order (the command's own options first); the description wrapped, the
+    examples' lines as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith(EXAMPLES_HEADING):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
 
 
 def examples_text(examples: Sequence[str]) -> str | None:
     if not examples:
         return None
-    return "examples:\n" + "\n".join(f"  {line}" for line in examples)
+    return EXAMPLES_HEADING + "\n".join(f"  {line}" for line in examples)
 
 
 class CortexCommand(BaseCommand):
@@ -47,7 +56,11 @@ class CortexCommand(BaseCommand):
     def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
         kwargs.setdefault("formatter_class", CortexHelpFormatter)
         kwargs.setdefault("epilog", examples_text(self.examples))
-        return super().create_parser(prog_name, subcommand, **kwargs)
+        parser = super().create_parser(prog_name, subcommand, **kwargs)
+        for action in parser._actions:  # Django adds --skip-checks past its own suppression
+            if DJANGO_OPTIONS & set(action.option_strings):
+                action.help = argparse.SUPPRESS
+        return parser
 
 
 def subcommand_add(actions: Any, name: str, *, help: str,

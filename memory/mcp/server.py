@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -81,8 +82,16 @@ def _compiled_truth(key: str, token_of: tools.TokenOf) -> str:
     return markdown
 
 
+def package_version() -> str:
+    """The installed cortex package's version, which the server reports to its clients."""
+    try:
+        return version("cortex")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "0+unknown"
+
+
 def mcp_server_build(*, token: str | None = None) -> CortexMCPServer:
-    server = CortexMCPServer("cortex", instructions=INSTRUCTIONS)
+    server = CortexMCPServer("cortex", version=package_version(), instructions=INSTRUCTIONS)
 
     @server.tool(description=(
         "Store something worth remembering: a fact, a decision, a preference, what happened. "

@@ -18,15 +18,22 @@ DESCRIPTION = ("The turn-based engine against a sliding window (the document's b
                "then against stronger baselines at the same working-set budget. "
                "Deterministic: the same arguments print the same bytes.")
 
+EXAMPLES = ("examples:\n  cortex decaybench\n  cortex decaybench --seed 7 --format json\n"
+            "  cortex decaybench --plot docs/decaybench.png")
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     defaults = BenchConfig()
-    parser.add_argument("--sessions", type=int, default=defaults.sessions)
-    parser.add_argument("--turns", type=int, default=defaults.turns)
+    parser.add_argument("--sessions", type=int, default=defaults.sessions,
+                        help=f"simulated sessions (default {defaults.sessions})")
+    parser.add_argument("--turns", type=int, default=defaults.turns,
+                        help=f"turns per session (default {defaults.turns})")
     parser.add_argument("--noise", type=int, default=defaults.noise,
                         help="noise items registered per turn")
-    parser.add_argument("--seed", type=int, default=defaults.seed)
-    parser.add_argument("--format", choices=["table", "json"], default="table")
+    parser.add_argument("--seed", type=int, default=defaults.seed,
+                        help=f"the random seed (default {defaults.seed})")
+    parser.add_argument("--format", choices=["table", "json"], default="table",
+                        help="a table (default) or JSON rows")
     parser.add_argument("--plot", type=Path, metavar="PATH",
                         help="also write a PNG: retention over turns, recall against the budget")
 
@@ -47,7 +54,9 @@ def execute(*, sessions: int, turns: int, noise: int, seed: int, format: str,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="cortex decaybench", description=DESCRIPTION)
+    parser = argparse.ArgumentParser(prog="cortex decaybench", description=DESCRIPTION,
+                                     epilog=EXAMPLES,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
     args = parser.parse_args(argv)
     try:

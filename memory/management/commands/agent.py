@@ -7,8 +7,9 @@ from argparse import ArgumentParser
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from memory.management.base import CortexCommand, subcommand_add
 from memory.models.agents import Agent, Scope
 from memory.selectors.agents import agent_list
 from memory.services.agents import agent_create, agent_revoke
@@ -20,22 +21,32 @@ def _messages(error: ValidationError) -> str:
     return "; ".join(error.messages)
 
 
-class Command(BaseCommand):
-    help = "Manage the API's agents and their tokens."
+class Command(CortexCommand):
+    help = ("Manage the agents that use Cortex's API and MCP server: create one and print its "
+            "token (once), list them, revoke every token of one.")
+    examples = ("cortex agent create claude --scopes events:write,context:read",
+                "cortex agent list",
+                "cortex agent revoke claude")
 
     def add_arguments(self, parser: ArgumentParser) -> None:
-        actions = parser.add_subparsers(dest="action", required=True)
-        create = actions.add_parser("create", help="Create an agent; prints its token once.")
-        create.add_argument("name")
+        actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+        create = subcommand_add(
+            actions, "create", help="Create an agent; print its token once, alone on the "
+                                    "last line.",
+            examples=("cortex agent create claude --scopes "
+                      "memories:write,recall:read,context:read,feedback:write,working-set",))
+        create.add_argument("name", help="the agent's name, unique")
         create.add_argument(
             "--scopes", default="", help=f"Comma-separated, among: {', '.join(Scope.values)}."
         )
         create.add_argument("--source", help="Default: api:<name>.")
         create.add_argument("--expires-days", type=int, help="Default: CORTEX_TOKEN_TTL_DAYS.")
         create.add_argument("--rate", default="", help='e.g. "1200/min"; default: the agent rate.')
-        revoke = actions.add_parser("revoke", help="Revoke every token of an agent.")
-        revoke.add_argument("name")
-        actions.add_parser("list", help="Agents, their source, scopes and tokens.")
+        revoke = subcommand_add(actions, "revoke", help="Revoke every token of an agent.",
+                                examples=("cortex agent revoke claude",))
+        revoke.add_argument("name", help="the agent's name")
+        subcommand_add(actions, "list", help="The agents, their source, scopes, rate and "
+                                             "tokens.", examples=("cortex agent list",))
 
     def handle(self, *args: Any, **options: Any) -> None:
         action = options["action"]

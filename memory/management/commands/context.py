@@ -6,18 +6,24 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
 
+from memory.management.base import DomainCommand
 from memory.services.context import context_assemble
 
 
-class Command(BaseCommand):
-    help = "The context block Cortex would put into a prompt about QUERY."
+class Command(DomainCommand):
+    help = ("Print the context block Cortex would put into a prompt about QUERY: the pinned "
+            "entities, then the strongest relevant ones, within a token budget. Like the "
+            "API, it reinforces what it gives.")
+    examples = ("cortex context add a retry to the HTTP client --project billing-api",
+                "cortex context --project billing-api --budget 600 --json")
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("query", nargs="*")
-        parser.add_argument("--agent", default="operator")
-        parser.add_argument("--project", default="")
+        parser.add_argument("query", nargs="*", help="the prompt or task (may be empty)")
+        parser.add_argument("--agent", default="operator",
+                            help="who the context is for (default: operator)")
+        parser.add_argument("--project", default="", help="the project the prompt is in")
         parser.add_argument("--session", default="", help="apply this session's ledger")
         parser.add_argument("--budget", type=int, default=2000, help="tokens (default 2000)")
         parser.add_argument("--json", action="store_true", help="the API's JSON answer")

@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from memory.config import ROUTES, VALENCES, config_get
 from memory.decay.curve import Curve, entity_curve, relation_curve
+from memory.management.base import CortexCommand, subcommand_add
 
 _BAR = 40
 _MAX_DAYS = 36_500
@@ -26,22 +27,31 @@ def _count(value: str) -> int:
     return number
 
 
-class Command(BaseCommand):
-    help = "Print a strength (entity) or weight (relation) curve day by day, and its crossing."
+EXAMPLES = ("cortex decay curve world:project --days 60",
+            "cortex decay curve agent:*:rc --retrievals 3 --pos 1",
+            "cortex decay curve --relation-type works_on --json")
+
+
+class Command(CortexCommand):
+    help = ("What config/decay.yaml does: a strength (entity) or weight (relation) curve day "
+            "by day, and the day it crosses its threshold.")
+    examples = EXAMPLES
 
     def add_arguments(self, parser: CommandParser) -> None:
-        actions = parser.add_subparsers(dest="action", required=True)
-        curve = actions.add_parser("curve", help=self.help)
+        actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+        curve = subcommand_add(actions, "curve", help=self.help, examples=EXAMPLES)
         curve.add_argument("namespace", nargs="?",
                            help="a namespace path, e.g. world:project or agent:*:rc")
         curve.add_argument("--relation-type", help="a relation type instead of a namespace")
         curve.add_argument("--days", type=_count, help="how many days (default: 90, or past "
                                                        "the crossing)")
         curve.add_argument("--valence", choices=VALENCES, help="default: the namespace's")
-        curve.add_argument("--retrievals", type=_count, default=0)
+        curve.add_argument("--retrievals", type=_count, default=0,
+                           help="recalls so far (default 0)")
         curve.add_argument("--pos", type=_count, default=0, help="positive outcomes")
         curve.add_argument("--neg", type=_count, default=0, help="negative outcomes")
-        curve.add_argument("--route", choices=ROUTES, default="normal")
+        curve.add_argument("--route", choices=ROUTES, default="normal",
+                           help="the Retain Job's route (default normal)")
         curve.add_argument("--json", action="store_true", help="one JSON object")
 
     def handle(self, *args: Any, **options: Any) -> None:

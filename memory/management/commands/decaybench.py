@@ -13,6 +13,8 @@ from memory.working_set import cli
 
 class Command(DomainCommand):
     help = cli.DESCRIPTION
+    examples = ("cortex decaybench", "cortex decaybench --seed 7 --format json",
+                "cortex decaybench --plot docs/decaybench.png")
     requires_system_checks: list[str] = []
     requires_migrations_checks = False
 

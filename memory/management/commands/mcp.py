@@ -4,38 +4,61 @@ token also from CORTEX_TOKEN). `cortex mcp install [--claude-code | --claude-des
 
 from __future__ import annotations
 
+import argparse
 import os
 from typing import Any
 
 import anyio
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from memory.errors import DomainError
+from memory.management.base import CortexCommand, subcommand_add
 from memory.mcp.auth import agent_authenticate
 from memory.mcp.install import install_run
 from memory.mcp.server import mcp_server_build
 
+TOKEN_HELP = "the agent's token (default: the CORTEX_TOKEN variable)"
 
-class Command(BaseCommand):
-    help = "Serve Cortex to an MCP client over stdio, or install it in a client's config."
+
+class Command(CortexCommand):
+    help = ("Serve Cortex to an MCP client (Claude Code, Claude Desktop) over stdio, acting as "
+            "the token's agent; or install that server in a client's config. docs/mcp.md.")
+    examples = ("cortex mcp --token $CORTEX_TOKEN",
+                "cortex mcp install --claude-code --token $CORTEX_TOKEN",
+                "cortex mcp install --project . --token $CORTEX_TOKEN")
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("action", nargs="?", choices=["serve", "install"], default="serve")
-        parser.add_argument("--token", help="the agent's token (default: CORTEX_TOKEN)")
-        client = parser.add_mutually_exclusive_group()
+        parser.add_argument("--token", help=TOKEN_HELP)
+        actions = parser.add_subparsers(dest="action", metavar="ACTION")
+        serve = subcommand_add(actions, "serve", help="Serve over stdio (the default action).",
+                               examples=("cortex mcp serve --token $CORTEX_TOKEN",))
+        # SUPPRESS: a subcommand's absent option leaves the one given before it.
+        serve.add_argument("--token", default=argparse.SUPPRESS, help=TOKEN_HELP)
+        install = subcommand_add(
+            actions, "install",
+            help="Write the Cortex MCP server's entry into an MCP client's config; shows the "
+                 "diff and asks first (--yes: without asking).",
+            examples=("cortex mcp install --claude-code --token $CORTEX_TOKEN",
+                      "cortex mcp install --claude-desktop --yes",
+                      "cortex mcp install --project ~/src/billing-api"))
+        install.add_argument("--token", default=argparse.SUPPRESS,
+                             help=TOKEN_HELP + "; without one the server reads CORTEX_TOKEN")
+        client = install.add_mutually_exclusive_group()
         client.add_argument("--claude-code", dest="client", action="store_const",
-                            const="claude-code", help="install: ~/.claude.json (default)")
+                            const="claude-code", help="Claude Code: ~/.claude.json (default)")
         client.add_argument("--claude-desktop", dest="client", action="store_const",
-                            const="claude-desktop", help="install: claude_desktop_config.json")
-        parser.add_argument("--project", metavar="PATH",
-                            help="install: PATH/.mcp.json (Claude Code, shared by the project)")
-        parser.add_argument("--yes", action="store_true", help="install without asking")
+                            const="claude-desktop", help="Claude Desktop: "
+                                                         "claude_desktop_config.json")
+        install.add_argument("--project", metavar="PATH",
+                             help="Claude Code, shared by a project: PATH/.mcp.json")
+        install.add_argument("--yes", action="store_true", help="write without asking")
 
     def handle(self, *args: Any, **options: Any) -> None:
         token = options["token"] or os.environ.get("CORTEX_TOKEN")
-        if options["action"] == "install":
-            code = install_run(client=options["client"] or "claude-code",
-                               project=options["project"], token=token, yes=options["yes"])
+        if options.get("action") == "install":
+            code = install_run(client=options.get("client") or "claude-code",
+                               project=options.get("project"), token=token,
+                               yes=options.get("yes", False))
             if code:
                 raise SystemExit(code)
             return

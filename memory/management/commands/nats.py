@@ -8,14 +8,17 @@ import signal
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from memory.config import config_get
+from memory.management.base import CortexCommand
 from memory.nats.responder import responder_run
 
 
-class Command(BaseCommand):
-    help = "Answer recall and context requests on NATS (needs NATS_URL)."
+class Command(CortexCommand):
+    help = ("Answer recall and context requests on NATS until Ctrl-C (needs NATS_URL; "
+            "cortex up starts it when NATS_URL is set). Subjects: docs/nats.md.")
+    examples = ("NATS_URL=nats://127.0.0.1:4222 cortex nats",)
 
     def handle(self, *args: Any, **options: Any) -> None:
         if not settings.NATS_URL:

@@ -15,7 +15,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from memory.management.base import DomainCommand
+from memory.management.base import DomainCommand, subcommand_add
 from memory.selectors.graph import graph_digest, graph_summary
 from memory.services.compiled_files import compiled_file_path
 from memory.services.compiled_truth import compiled_truth_rebuild, compiled_truth_rebuild_all
@@ -23,15 +23,26 @@ from memory.services.rebuild import graph_rebuild
 
 
 class Command(DomainCommand):
-    help = "Rebuild derived state from the raw event log."
+    help = ("Rebuild what is derived from the raw event log: the graph (analyzed and retained "
+            "again, the recorded decisions replayed), or compiled truths now.")
+    examples = ("cortex rebuild graph --yes", "cortex rebuild graph --digest",
+                "cortex rebuild compiled world:person:anya-kowalski",
+                "cortex rebuild compiled --all")
 
     def add_arguments(self, parser: CommandParser) -> None:
-        sub = parser.add_subparsers(dest="what", required=True)
-        graph = sub.add_parser("graph", help="Layers 2 and 3 from the raw log alone")
+        sub = parser.add_subparsers(dest="what", required=True, metavar="WHAT")
+        graph = subcommand_add(
+            sub, "graph", help="Clear Layers 2 and 3 and rebuild them from the raw log alone "
+                               "(never the log itself); print what it did and the digest.",
+            examples=("cortex rebuild graph --yes", "cortex rebuild graph --digest"))
         graph.add_argument("--yes", action="store_true", help="do not ask for confirmation")
         graph.add_argument("--digest", action="store_true",
                            help="print the current graph's digest and change nothing")
-        compiled = sub.add_parser("compiled", help="Layer 3: compiled truths, now")
+        compiled = subcommand_add(
+            sub, "compiled", help="Write a new compiled-truth version now (a faded entity's "
+                                  "too), and its file.",
+            examples=("cortex rebuild compiled world:person:anya-kowalski",
+                      "cortex rebuild compiled --all"))
         compiled.add_argument("key", nargs="?", help="the entity's key")
         compiled.add_argument("--all", action="store_true", help="every entity not merged")
 

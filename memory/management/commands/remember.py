@@ -13,7 +13,10 @@ from memory.services.memories import memories_remember
 
 
 class Command(DomainCommand):
-    help = "Remember a free-text memory (as the local operator)."
+    help = ("Remember a free-text memory as the local operator: a raw event first, then "
+            "consolidated and linked to what it names.")
+    examples = ('cortex remember "Anya reviews code in the morning" --project billing-api',
+                'cortex remember "The Lisbon launch moves to Friday" --occurred-at 2026-05-04')
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("text", nargs="+", help="the memory (words are joined by spaces)")

@@ -14,7 +14,9 @@ from memory.services.retain import retain_drain, retain_retry
 
 
 class Command(DomainCommand):
-    help = "Retain the pending observations now; print the routes and the graph's summary."
+    help = ("Run the Retain Job now over the pending observations, then the offline "
+            "embedding and dedup passes; print the routes and the graph's summary.")
+    examples = ("cortex retain", "cortex retain --retry --json")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--no-embed", action="store_true",

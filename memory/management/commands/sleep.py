@@ -23,7 +23,10 @@ def parse_instant(value: str) -> datetime:
 
 
 class Command(DomainCommand):
-    help = "Run the sleep cycle: re-evaluate every strength and weight, record what crossed."
+    help = ("Run the sleep cycle now (beat runs it nightly): re-evaluate every strength and "
+            "weight, record what crossed its threshold, write compiled truths, run the "
+            "detectors.")
+    examples = ("cortex sleep", "cortex sleep --now 2026-06-01T03:00")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--now", help="evaluate as if at this ISO 8601 time (default: now)")

@@ -4,19 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
 
+from memory.management.base import CortexCommand, subcommand_add
 from memory.models import Namespace
 from memory.services.taxonomy import taxonomy_sync
 
 
-class Command(BaseCommand):
-    help = "Sync the namespace tree from config/decay.yaml, or show it."
+class Command(CortexCommand):
+    help = "The namespace tree: sync it from config/decay.yaml, or show it."
+    examples = ("cortex taxonomy sync", "cortex taxonomy show")
 
     def add_arguments(self, parser: CommandParser) -> None:
-        actions = parser.add_subparsers(dest="action", required=True)
-        actions.add_parser("sync", help="create and update namespaces from the config (idempotent)")
-        actions.add_parser("show", help="print the namespace tree with each node's defaults")
+        actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+        subcommand_add(actions, "sync", help="Create and update the namespaces from the config "
+                                             "(idempotent; nodes it drops are kept).",
+                       examples=("cortex taxonomy sync",))
+        subcommand_add(actions, "show", help="Print the namespace tree with each node's "
+                                             "defaults.", examples=("cortex taxonomy show",))
 
     def handle(self, *args: Any, action: str, **options: Any) -> None:
         if action == "sync":
