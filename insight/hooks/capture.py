@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +12,15 @@ from insight.hooks.config import READ_BYTES, HookConfig, hooks_dir
 from insight.hooks.files import state_load, state_lock_path, state_save, try_lock
 from insight.hooks.spool import spool_write
 from insight.producers.claude_code_reader import ReadCounters, transcript_events
+from insight.producers.claude_code_records import (
+    SOURCE,
+    STRING_LIMIT,
+    TEXT_LIMIT,
+    cut_long_strings,
+    project_of,
+)
+
+LIVE_EVENTS = ("SessionStart", "UserPromptSubmit")
 
 
 def session_files(transcript: Path) -> list[Path]:
@@ -21,9 +32,38 @@ def session_files(transcript: Path) -> list[Path]:
     return files
 
 
-def capture(hook_input: dict[str, Any], config: HookConfig) -> int:
-    """Spool the events of every line appended since the last call; returns how many."""
-    return _capture_transcript(hook_input, config) + capture_waiting(config)
+def capture(hook_input: dict[str, Any], config: HookConfig, *, event: str = "") -> int:
+    """Spool the hook's own event and those of every line appended to the session's
+    transcripts since the last call; returns how many."""
+    own = hook_event(event, hook_input)
+    spool_write([own] if own else [])
+    return int(own is not None) + _capture_transcript(hook_input, config) + capture_waiting(
+        config)
+
+
+def hook_event(event: str, hook_input: dict[str, Any]) -> dict[str, Any] | None:
+    """A session starting, a prompt submitted: known to Cortex when they happen, before
+    Claude Code writes them to the transcript (it writes a session's first lines once its
+    first exchange is done). Subtype `hook.<Event>`: the analyzers read the transcript's own
+    record of the prompt (`user.prompt`), never this one, so nothing is counted twice."""
+    session = hook_input.get("session_id")
+    if event not in LIVE_EVENTS or not isinstance(session, str) or not session:
+        return None
+    prompt_id = hook_input.get("prompt_id")
+    # Generated once, spooled with the event: a flush that is retried posts the same id.
+    key = prompt_id if isinstance(prompt_id, str) and prompt_id else uuid.uuid4().hex
+    cwd = hook_input.get("cwd")
+    payload = {k: v for k, v in hook_input.items() if k != "transcript_path"}
+    return {
+        "source_id": f"hook:{session[:200]}:{event}:{key[:200]}",
+        "type": SOURCE,
+        "subtype": f"hook.{event}",
+        "occurred_at": datetime.now(UTC).isoformat(),
+        "actor": "system",
+        "project": project_of(cwd)[:TEXT_LIMIT] if isinstance(cwd, str) else "",
+        "correlation": {"session": session[:TEXT_LIMIT], "thread": "", "parent": ""},
+        "payload": cut_long_strings(payload, STRING_LIMIT, []),
+    }
 
 
 def waiting_dir() -> Path:

@@ -111,7 +111,7 @@ def hook_run(event: str) -> int:
         from insight.hooks.spool import spool_flush
         from insight.hooks.status import outcome_of, status_save
 
-        spooled = capture(hook_input, config)
+        spooled = capture(hook_input, config, event=event)
         result = spool_flush(config, deadline=deadline)
         reply = asked.reply() if asked is not None else None
         block = reply_text(reply)

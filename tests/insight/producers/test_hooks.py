@@ -56,13 +56,16 @@ def _hook(event: str, transcript: Path, env: dict[str, str]) -> subprocess.Compl
 
 
 def _spooled(home: Path) -> list[dict[str, Any]]:
-    return [json.loads(x) for seg in sorted((home / "hooks" / "spool").glob("*.jsonl"))
-            for x in seg.read_bytes().splitlines()]
+    """The transcript's events waiting in the spool (not the hooks' own, hook.<Event>)."""
+    return [event for seg in sorted((home / "hooks" / "spool").glob("*.jsonl"))
+            for x in seg.read_bytes().splitlines()
+            if not (event := json.loads(x))["subtype"].startswith("hook.")]
 
 
 def _ids() -> list[str]:
+    """The transcript's events Cortex stored (not the hooks' own, hook.<Event>)."""
     return sorted(MemoryEvent.objects.filter(source="claude-code")
-                  .values_list("source_id", flat=True))
+                  .exclude(subtype__startswith="hook.").values_list("source_id", flat=True))
 
 
 def _warm(url: str) -> None:
@@ -197,3 +200,34 @@ def test_merging_updates_our_entries_in_place() -> None:
     second = settings_merge(first, command="/new/python -m insight.hooks")
     assert [g["hooks"][0]["command"] for g in second["hooks"]["Stop"]] == [
         "/new/python -m insight.hooks Stop"]
+
+
+def test_a_session_start_and_a_prompt_are_stored_before_the_transcript_exists(
+        live_server: Any, token: str, tmp_path: Path) -> None:
+    """Claude Code writes a session's first lines once its first exchange is done: the hooks
+    post what their input says (hook.<Event>), which no analyzer reads as the prompt."""
+    _warm(live_server.url)
+    env = _env(tmp_path / "home", live_server.url, token)
+    missing = tmp_path / "projects" / "-home-op-code-shop-api" / f"{SESSION}.jsonl"
+    assert _hook("SessionStart", missing, env).returncode == 0
+    hook_input = {"session_id": SESSION, "transcript_path": str(missing), "cwd": CWD,
+                  "hook_event_name": "UserPromptSubmit", "prompt": "always use uv",
+                  "prompt_id": "p-1"}
+    for _ in range(2):  # the same prompt posted twice is one event
+        subprocess.run([sys.executable, "-m", "insight.hooks", "UserPromptSubmit"],
+                       input=json.dumps(hook_input).encode(), env=env, timeout=120)
+    stored = {e.subtype: e for e in MemoryEvent.objects.filter(source="claude-code")}
+    assert sorted(stored) == ["hook.SessionStart", "hook.UserPromptSubmit"]
+    prompt = stored["hook.UserPromptSubmit"]
+    assert prompt.source_id == f"hook:{SESSION}:UserPromptSubmit:p-1"
+    assert (prompt.project, prompt.correlation["session"]) == ("shop-api", SESSION)
+    assert prompt.payload["prompt"] == "always use uv"
+    from insight.analyzers import ANALYZERS
+    from insight.services.analysis import event_as_dict
+
+    events = [event_as_dict(e) for e in stored.values()]
+    drafts = [d for a in ANALYZERS.values() for d in a.analyze(events)]
+    # That the session happened in the project counts; the prompt is read from the
+    # transcript's own record, not from this one.
+    assert {d.category for d in drafts} <= {"project_activity"}
+    assert not [d for d in drafts if "uv" in repr(d)]
