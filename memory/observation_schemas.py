@@ -82,7 +82,12 @@ _registry: dict[str, Schema] = {
                            "decision": _choice(DECISIONS)},
     "interaction": {"act": _choice(ACTS), "speaker": _text(max_length=200),
                     "counterpart": _text(max_length=200), "language": _text(False, 16),
-                    "acts": PayloadField(dict, required=False)},
+                    "acts": PayloadField(dict, required=False),
+                    # A tally of a pair's messages in a session (memory.selectors.observations).
+                    "messages": PayloadField(int, required=False),
+                    "act_counts": PayloadField(dict, required=False),
+                    "sentiments": PayloadField(dict, required=False),
+                    "languages": PayloadField(dict, required=False)},
     "commit": {"sha": _text(max_length=64), "repo": _text(max_length=200),
                "kind": _choice(COMMIT_KINDS), "author": _text(False, 200),
                "files": PayloadField(list, required=False)},

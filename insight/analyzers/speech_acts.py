@@ -1,28 +1,37 @@
 """Speech acts: every interaction message typed by its illocutionary act (Austin/Searle),
-with its sentiment -> `interaction`, so that one can ask "mostly directive with agent X".
+with its sentiment and language, tallied per session, speaker and counterpart ->
+`interaction`, so that one can ask "mostly directive with agent X".
 
 Each sentence gets its acts from the lexicon (a sentence may be both expressive and
 directive: "Great, now add tests."); the message takes the act most of its sentences
-perform, ties going to the more binding act (PRIORITY)."""
+perform, ties going to the more binding act (PRIORITY).
+
+The unit of the interaction profile is the pair in a session: the analyzer drafts one unit
+per message, all of a pair under one key, and the analysis adds them up into one observation
+per pair (`tally_add`), counting each message once however often it is read
+(insight/services/analysis.py, memory/services/observation_tallies.py). The observation's
+own time, topic and sentiment are its first message's: fixed when it is created, so the
+Retain Job reads the same whether a session came whole (a replay) or in parts."""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from insight.analyzers import namespaces
 from insight.analyzers.base import Analyzer, Event, ObservationDraft
 from insight.analyzers.events import (
     actor,
     base_agent,
+    correlation,
     draft,
     is_operator_prompt,
     is_sidechain,
     message_text,
     observed,
     payload,
-    subagent_of,
 )
 from insight.analyzers.sentiment import sentiment_of
 from insight.analyzers.text import excerpt, language_of, sentences
@@ -74,13 +83,20 @@ def parties(event: Event) -> tuple[str, str] | None:
     return None
 
 
+def pair_key(session: str, speaker: str, counterpart: str) -> str:
+    """What makes messages one interaction observation: their session and parties."""
+    return "\x1f".join(("pair", session, speaker, counterpart))
+
+
 def _observe(event: Event, speaker: str, counterpart: str) -> ObservationDraft | None:
+    """The unit one message adds to its pair's tally."""
     text = message_text(event)
     if not text.strip():
         return None
     language = language_of(text)
-    act, counts = classify(text, language)
+    act, _ = classify(text, language)
     sentiment, score = sentiment_of(text, language)
+    session = correlation(event)["session"]
     return draft(
         event,
         category="interaction",
@@ -89,9 +105,37 @@ def _observe(event: Event, speaker: str, counterpart: str) -> ObservationDraft |
         actors=(actor(speaker, "speaker"), actor(counterpart, "counterpart")),
         sentiment=sentiment,
         sentiment_score=score,
-        payload={"act": act, "acts": counts, "speaker": speaker, "counterpart": counterpart,
-                 "language": language, "chars": len(text), "subagent": subagent_of(event)},
+        correlation={"session": session, "thread": "", "parent": ""},
+        key=pair_key(session, speaker, counterpart),
+        payload={"act": act, "speaker": speaker, "counterpart": counterpart,
+                 "language": language, "messages": 1, "chars": len(text),
+                 "act_counts": {act: 1}, "sentiments": {sentiment: 1},
+                 "languages": {language: 1}},
     )
+
+
+COUNTS = ("act_counts", "sentiments", "languages")
+
+
+def _most(counts: Mapping[str, int], order: Sequence[str]) -> str:
+    """The most frequent key; ties to the earlier in `order`, then alphabetical."""
+    rank = {name: index for index, name in enumerate(order)}
+    return min(counts, key=lambda name: (-counts[name], rank.get(name, len(rank)), name))
+
+
+def tally_add(total: Mapping[str, Any], unit: Mapping[str, Any]) -> dict[str, Any]:
+    """A pair's tally with one more message's unit counted (`total` is left as it is): the
+    counts added, the act and language the most frequent so far."""
+    out = dict(total)
+    for name in ("messages", "chars"):
+        out[name] = int(total.get(name) or 0) + int(unit.get(name) or 0)
+    for name in COUNTS:
+        counts = Counter(total.get(name) or {})
+        counts.update(unit.get(name) or {})
+        out[name] = dict(sorted(counts.items()))
+    out["act"] = _most(out["act_counts"], PRIORITY)
+    out["language"] = _most(out["languages"], ())
+    return out
 
 
 def analyze(events: Sequence[Event]) -> list[ObservationDraft]:

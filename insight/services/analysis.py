@@ -4,19 +4,23 @@ Each analyzer keeps, per source, a cursor into Layer 1's commit-ordered stream
 (`event_reads_after`: no event committed late is skipped). A batch is read once for every
 analyzer standing at the same position, and the observations it yields are written in
 the same transaction that moves their cursors: a crash replays the batch, and replaying
-creates nothing twice (observations are idempotent on their dedup key)."""
+creates nothing twice (observations are idempotent on their dedup key).
+
+An analyzer in TALLIES drafts units that add up: one observation per key, each of its events
+counted once (memory/services/observation_tallies.py), e.g. speech acts per session and
+pair."""
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
 
-from insight.analyzers import ANALYZERS, Analyzer, ObservationDraft
+from insight.analyzers import ANALYZERS, Analyzer, ObservationDraft, speech_acts
 from insight.models import AnalyzerCursor
 from memory import clock
 from memory.collector import collector_paused
@@ -25,11 +29,15 @@ from memory.errors import Invalid
 from memory.models.events import MemoryEvent
 from memory.queueing import task_enqueue
 from memory.selectors.events import event_held_back, event_reads_after
-from memory.services.observations import observation_submit_many
+from memory.services.observation_tallies import Add, observation_tally_many
+from memory.services.observations import ObservationSubmitResult, observation_submit_many
 
 logger = logging.getLogger(__name__)
 
 HORIZON_POLL_SECONDS = 0.1  # how often a drain held back by an open transaction asks again
+
+# Analyzer -> how one of its units adds to the observation its key names.
+TALLIES: dict[str, Add] = {speech_acts.ANALYZER.name: speech_acts.tally_add}
 
 
 @dataclass
@@ -119,21 +127,38 @@ def _drafts(analyzer: Analyzer, events: list[dict[str, Any]]) -> list[Observatio
 
 
 def _submissions(analyzer: Analyzer, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Its drafts as submissions; a tally's units all kept (they add up), any other
+    analyzer's repeats of a key left out."""
+    drafts = [draft_submission(analyzer.name, d) for d in _drafts(analyzer, events)]
+    if analyzer.name in TALLIES:
+        return drafts
     seen, out = set(), []
-    for draft in _drafts(analyzer, events):
-        submission = draft_submission(analyzer.name, draft)
+    for submission in drafts:
         if submission["dedup_key"] not in seen:
             seen.add(submission["dedup_key"])
             out.append(submission)
     return out
 
 
-def _submit(submissions: list[dict[str, Any]]) -> list[bool | None]:
+Store = Callable[[list[dict[str, Any]]], list[ObservationSubmitResult]]
+
+
+def _plain(submissions: list[dict[str, Any]]) -> list[ObservationSubmitResult]:
+    return observation_submit_many(observations=submissions, check_events=False)
+
+
+def _store_for(analyzer: str) -> Store:
+    add = TALLIES.get(analyzer)
+    if add is None:
+        return _plain
+    return lambda units: observation_tally_many(units=units, add=add)
+
+
+def _submit(submissions: list[dict[str, Any]], store: Store = _plain) -> list[bool | None]:
     """Created flags, aligned with `submissions` (None: rejected). An invalid draft is an
     analyzer's bug: it is logged and left out rather than blocking every later event."""
     try:
-        results = observation_submit_many(observations=submissions, check_events=False)
-        return [r.created for r in results]
+        return [r.created for r in store(submissions)]
     except Invalid as error:
         problems = error.fields.get("observations")
         if not isinstance(problems, dict):
@@ -147,7 +172,8 @@ def _submit(submissions: list[dict[str, Any]]) -> list[bool | None]:
         kept = [i for i in range(len(submissions)) if i not in bad]
         flags: list[bool | None] = [None] * len(submissions)
         if kept:
-            for index, flag in zip(kept, _submit([submissions[i] for i in kept]), strict=True):
+            for index, flag in zip(kept, _submit([submissions[i] for i in kept], store),
+                                   strict=True):
                 flags[index] = flag
         return flags
 
@@ -171,24 +197,34 @@ def _behind(cursors: list[AnalyzerCursor]) -> list[AnalyzerCursor]:
 
 def _analyze(group: list[AnalyzerCursor], events: list[dict[str, Any]],
              report: BatchReport) -> dict[str, int]:
-    """Observations of every analyzer of the group, written; how many each created."""
-    submissions: list[dict[str, Any]] = []
+    """Observations of every analyzer of the group, written; how many each created. The
+    plain ones are stored together; each tallying analyzer's units on their own."""
+    plain: list[dict[str, Any]] = []
     owners: list[str] = []
+    created = dict.fromkeys((cursor.analyzer for cursor in group), 0)
     for cursor in group:
         found = _submissions(ANALYZERS[cursor.analyzer], events)
-        submissions += found
-        owners += [cursor.analyzer] * len(found)
-    created = dict.fromkeys((cursor.analyzer for cursor in group), 0)
+        if cursor.analyzer in TALLIES:
+            _store_chunks(found, [cursor.analyzer] * len(found), created, report,
+                          _store_for(cursor.analyzer))
+        else:
+            plain += found
+            owners += [cursor.analyzer] * len(found)
+    _store_chunks(plain, owners, created, report, _plain)
+    return created
+
+
+def _store_chunks(submissions: list[dict[str, Any]], owners: list[str], created: dict[str, int],
+                  report: BatchReport, store: Store) -> None:
     size = config_get().analysis.submit_chunk
     for start in range(0, len(submissions), size):
-        flags = _submit(submissions[start:start + size])
+        flags = _submit(submissions[start:start + size], store)
         for owner, flag in zip(owners[start:start + size], flags, strict=True):
             if flag is None:
                 report.rejected += 1
             else:
-                report.observations += 1
+                report.observations += int(flag is True or owner not in TALLIES)
                 created[owner] += int(flag)
-    return created
 
 
 def analysis_batch_run(*, source: str, batch_size: int | None = None,

@@ -3,12 +3,11 @@ repository, and an observation's evidence."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import connection
-from django.db.models import Count
-from django.db.models.fields.json import KeyTextTransform
 
 from memory.models.events import MemoryEvent
 from memory.models.observations import Observation
@@ -26,27 +25,47 @@ class InteractionProfile:
     sentiments: dict[str, int]
 
 
+# An interaction observation is a tally of a pair's messages in a session (`messages` a
+# number; `act_counts` and `sentiments` count them), or one message (its `act`, its row's
+# sentiment: what an agent posts, and observations recorded before the tallies).
+_PROFILE = """
+WITH i AS (
+    SELECT payload_typed AS p, sentiment,
+           jsonb_typeof(payload_typed->'messages') = 'number' AS tally
+    FROM memory_observation
+    WHERE category = 'interaction' AND payload_typed->>'counterpart' = %(counterpart)s
+      AND (%(speaker)s::text IS NULL OR payload_typed->>'speaker' = %(speaker)s)
+)
+SELECT 'act', p->>'act', count(*) FROM i WHERE tally IS NOT TRUE GROUP BY 2
+UNION ALL
+SELECT 'sentiment', sentiment, count(*) FROM i WHERE tally IS NOT TRUE GROUP BY 2
+UNION ALL
+SELECT kind, c.key, sum((c.value)::numeric)
+FROM i CROSS JOIN LATERAL (VALUES ('act', p->'act_counts'), ('sentiment', p->'sentiments'))
+     AS t(kind, counts)
+CROSS JOIN LATERAL jsonb_each(CASE WHEN jsonb_typeof(counts) = 'object' THEN counts
+                                   ELSE '{}'::jsonb END) AS c
+WHERE tally AND jsonb_typeof(c.value) = 'number'
+GROUP BY 1, 2
+"""
+
+
 def interaction_profile(*, counterpart: str, speaker: str | None = None) -> InteractionProfile:
     """How the messages addressed to `counterpart` (from `speaker`, or anyone) distribute over
     the five illocutionary acts: "mostly directive with agent X, expressive with person Y"."""
-    interactions = Observation.objects.annotate(
-        counterpart=KeyTextTransform("counterpart", "payload_typed")
-    ).filter(category="interaction", counterpart=counterpart)
-    if speaker is not None:
-        interactions = interactions.filter(payload_typed__speaker=speaker)
-    by_act = dict(
-        interactions.annotate(act=KeyTextTransform("act", "payload_typed"))
-        .values_list("act").annotate(n=Count("id")).values_list("act", "n")
-    )
-    sentiments = dict(interactions.values_list("sentiment").annotate(n=Count("id"))
-                      .values_list("sentiment", "n"))
-    acts = {act: int(by_act.get(act, 0)) for act in ACTS}
+    by_act: Counter[str] = Counter()
+    sentiments: Counter[str] = Counter()
+    with connection.cursor() as cursor:
+        cursor.execute(_PROFILE, {"counterpart": counterpart, "speaker": speaker})
+        for kind, name, n in cursor.fetchall():
+            (by_act if kind == "act" else sentiments)[str(name)] += int(n)
+    acts = {act: by_act.get(act, 0) for act in ACTS}
     total = sum(acts.values())
     return InteractionProfile(
         counterpart=counterpart, speaker=speaker, total=total, acts=acts,
         shares={act: round(n / total, 4) if total else 0.0 for act, n in acts.items()},
         dominant=max(ACTS, key=lambda act: acts[act]) if total else None,
-        sentiments={str(k): int(v) for k, v in sentiments.items()},
+        sentiments={name: n for name, n in sentiments.items() if n},
     )
 
 

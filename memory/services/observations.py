@@ -262,6 +262,15 @@ def _parse(observations: Sequence[Any], *, check_events: bool) -> list[dict[str,
     return batch
 
 
+def observations_checked(*, observations: Sequence[Any],
+                         check_events: bool = True) -> list[dict[str, Any]]:
+    """The observations checked and sanitized as `observation_submit_many` stores them, each
+    with its dedup key, or its Invalid (TooLarge) naming every problem: for a service that
+    stores them its own way (memory/services/observation_tallies.py)."""
+    return [{**clean, "dedup_key": _dedup_key(clean)}
+            for clean in _parse(observations, check_events=check_events)]
+
+
 def _parse_one(data: Any) -> dict[str, Any]:
     batch, problems, too_large = _checked([data], check_events=True)
     if problems:

@@ -70,15 +70,17 @@ def test_who_speaks_to_whom() -> None:
         prompt("Explore the repository.", thread="a1"),
         assistant_text("Found three modules.", actor="claude-code:a1", thread="a1"),
     ]
-    found = [(d.payload["speaker"], d.payload["counterpart"], d.payload["act"],
-              d.payload["subagent"]) for d in analyze(events)]
+    found = [(d.payload["speaker"], d.payload["counterpart"], d.payload["act"])
+             for d in analyze(events)]
     assert found == [
-        ("operator", "claude-code", "directive", ""),
-        ("claude-code", "operator", "commissive", ""),
+        ("operator", "claude-code", "directive"),
+        ("claude-code", "operator", "commissive"),
         # A subagent run is an episode of its agent: the agent with itself, not a new party.
-        ("claude-code", "claude-code", "directive", "a1"),
-        ("claude-code", "claude-code", "assertive", "a1"),
+        ("claude-code", "claude-code", "directive"),
+        ("claude-code", "claude-code", "assertive"),
     ]
+    # One tally per session and pair: the subagent's two messages add up under one key.
+    assert len({d.key for d in analyze(events)}) == 3
     keys = {actor["key"] for d in analyze(events) for actor in d.actors}
     assert keys == {"self:operator", "agent:claude-code"}
     assert {d.target_namespace for d in analyze(events)} == {"agent:claude-code:relationship"}
