@@ -8,7 +8,7 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.db.models import Q, QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
@@ -18,9 +18,11 @@ from memory.admin import entity_page
 from memory.admin.base import action_apply
 from memory.admin.charts import strength_curve_svg
 from memory.admin.console import compiled_diff_view, recall_view
+from memory.admin.entity_page import strength_now_text, strength_text
 from memory.admin.filters import NamespaceTreeFilter
 from memory.admin.paging import EstimatedCountPaginator
 from memory.admin.retain import MergeTargetForm
+from memory.compiled.text import when
 from memory.config import config_get
 from memory.decay.curve import entity_timeline
 from memory.models import Entity, Relation
@@ -31,7 +33,7 @@ from memory.services.entities import Outcome, entity_state
 from memory.services.feedback import entity_feedback, entity_pin, entity_unpin
 from memory.services.merges import entity_merge_decide
 
-_DECAY = ("base", "half_life_days", "valence", "pos", "neg", "retrieval_count",
+_DECAY = ("base_text", "half_life_text", "valence", "pos", "neg", "retrieval_count",
           "last_reinforced_at", "pinned", "route")
 
 
@@ -56,16 +58,16 @@ class EntityAdmin(admin.ModelAdmin[Entity]):
     fieldsets = (
         (None, {"fields": ("key", "namespace", "display_name", "aliases", "memory_type",
                            "referent", "status", "merged_into")}),
-        ("Strength", {"fields": ("strength_now", "crosses_threshold_at", "strength_curve",
-                                 "strength_consolidated")}),
+        ("Strength", {"fields": ("strength_now_page", "crosses_threshold_at", "strength_curve",
+                                 "strength_consolidated_text")}),
         ("Decay parameters", {"fields": _DECAY}),
         ("Compiled truth", {"fields": ("compiled_truth", "compiled_versions")}),
         ("Facts and memories", {"fields": ("facts", "memories")}),
         ("Relations", {"fields": ("neighbourhood", "relations_now")}),
     )
     readonly_fields = ("key", "namespace", "display_name", "aliases", "memory_type", "referent",
-                       "status", "merged_into", "strength_now", "crosses_threshold_at",
-                       "strength_curve", "strength_consolidated", *_DECAY, "relations_now",
+                       "status", "merged_into", "strength_now_page", "crosses_threshold_at",
+                       "strength_curve", "strength_consolidated_text", *_DECAY, "relations_now",
                        "compiled_truth", "compiled_versions", "facts", "memories",
                        "neighbourhood")
 
@@ -74,6 +76,18 @@ class EntityAdmin(admin.ModelAdmin[Entity]):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        """An entity is read here, never edited as a form: it changes through the actions
+        (pin, feedback, merge), each a decision event."""
+        return False
+
+    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
+                    extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        entity = self.get_object(request, object_id)
+        title = f"Entity: {entity.display_name or entity.key}" if entity else "Entity"
+        return super().change_view(request, object_id, form_url,
+                                   {**(extra_context or {}), "title": title})
 
     def get_urls(self) -> list[URLPattern]:
         wrap = self.admin_site.admin_view
@@ -112,6 +126,26 @@ class EntityAdmin(admin.ModelAdmin[Entity]):
     @admin.display(description="strength now", ordering=STRENGTH_NOW)
     def strength_now(self, obj: Entity) -> str:
         return strength_label(getattr(obj, STRENGTH_NOW, None))
+
+    @admin.display(description="strength now")
+    def strength_now_page(self, obj: Entity) -> str:
+        return strength_now_text(obj)
+
+    @admin.display(description="strength at the last sleep cycle")
+    def strength_consolidated_text(self, obj: Entity) -> str:
+        if obj.strength_consolidated is None:
+            return "not consolidated yet"
+        value = strength_text(obj.strength_consolidated, pinned=obj.pinned)
+        at = obj.strength_evaluated_at
+        return f"{value} on {when(at)}" if at else value
+
+    @admin.display(description="base")
+    def base_text(self, obj: Entity) -> str:
+        return f"{obj.base:.3f}"
+
+    @admin.display(description="half-life")
+    def half_life_text(self, obj: Entity) -> str:
+        return f"{obj.half_life_days:g} days"
 
     @admin.display(description="crosses the threshold")
     def crosses_threshold_at(self, obj: Entity) -> str:

@@ -5,6 +5,7 @@ neighbourhood. Each reads through a selector; nothing here reinforces."""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 from django.urls import reverse
@@ -12,8 +13,9 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from memory import clock
-from memory.admin.markdown import markdown_html
+from memory.admin.markdown import CodeLink, code_spans, markdown_html
 from memory.admin.neighbourhood import neighbourhood_svg
+from memory.compiled.text import when
 from memory.config import config_get
 from memory.models import CompiledTruth, Entity
 from memory.selectors.compiled_truth import compiled_truth_current
@@ -21,6 +23,7 @@ from memory.selectors.entities import STRENGTH_NOW
 from memory.selectors.entity_page import (
     compiled_truth_history,
     entity_facts,
+    entity_ids_by_key,
     entity_memories,
     entity_neighbourhood,
 )
@@ -32,10 +35,42 @@ NEIGHBOURS_SHOWN = 16
 EVENTS_PER_ROW = 5
 
 
+# A raw event's id (a ULID): what a compiled truth cites in code spans.
+_EVENT_ID = re.compile(r"[0-9A-HJKMNP-TV-Z]{26}")
+
+
 def strength_text(value: float | None, *, pinned: bool) -> str:
+    """A strength as the console writes it everywhere: three decimals, or pinned."""
     if pinned or value is None or math.isinf(value):
         return "pinned" if pinned else "-"
     return f"{value:.3f}"
+
+
+def strength_now_text(entity: Entity) -> str:
+    """The entity's strength now, and whether it is under the injection threshold."""
+    value = getattr(entity, STRENGTH_NOW, None)
+    text = strength_text(value, pinned=entity.pinned)
+    threshold = config_get().thresholds.entity_strength
+    if entity.pinned or value is None or math.isinf(value):
+        return text
+    if value < threshold:
+        return f"{text} (faded: below the injection threshold {threshold:g})"
+    return f"{text} (at or above the injection threshold {threshold:g})"
+
+
+def _compiled_links(markdown: str) -> CodeLink:
+    """Links for the code spans of a compiled truth: raw event ids to their event, entity keys
+    to their entity (looked up in one query)."""
+    ids = entity_ids_by_key(keys={code for code in code_spans(markdown) if ":" in code})
+
+    def link(code: str) -> str | None:
+        if _EVENT_ID.fullmatch(code):
+            return reverse("admin:memory_memoryevent_change", args=[code])
+        if code in ids:
+            return reverse("admin:memory_entity_change", args=[ids[code]])
+        return None
+
+    return link
 
 
 def _event_links(event_ids: Sequence[str]) -> SafeString:
@@ -54,9 +89,11 @@ def compiled_truth_html(entity: Entity) -> SafeString:
         return format_html("No compiled truth yet (<code>cortex rebuild compiled {}</code>).",
                            entity.key)
     return format_html(
-        '<p class="help">version {} as of {}</p><div class="compiled-truth" '
-        'style="max-width:60em">{}</div>', current.version, current.as_of,
-        markdown_html(current.markdown))
+        '<p class="help">Version {}, compiled on {}: a snapshot, each of its figures dated. '
+        "Now: strength {}; the weights now are under Relations.</p>"
+        '<div class="compiled-truth">{}</div>', current.version, when(current.as_of),
+        strength_now_text(entity),
+        markdown_html(current.markdown, link=_compiled_links(current.markdown)))
 
 
 def _diff_url(entity: Entity) -> str:
@@ -70,7 +107,7 @@ def compiled_versions_html(entity: Entity) -> SafeString:
     url = _diff_url(entity)
     rows = format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
                             "<td>{}</td></tr>", (
-        (v.version, v.as_of, v.get_trigger_display(), ", ".join(v.reasons),
+        (v.version, when(v.as_of), v.get_trigger_display(), ", ".join(v.reasons),
          strength_text(v.strength, pinned=v.pinned),
          format_html('<a href="{}?old={}&amp;new={}">diff with the previous</a>', url,
                      v.version - 1, v.version) if v.version > 1 else "—")
@@ -81,7 +118,7 @@ def compiled_versions_html(entity: Entity) -> SafeString:
         '<select name="new">{}</select> <input type="submit" value="diff"></form>',
         url, _options(versions, max(oldest, newest - 1)), _options(versions, newest))
     return format_html("<table><tr><th>version</th><th>as of</th><th>trigger</th>"
-                       "<th>reasons</th><th>strength</th><th></th></tr>{}</table>{}",
+                       "<th>reasons</th><th>strength then</th><th></th></tr>{}</table>{}",
                        rows, form)
 
 

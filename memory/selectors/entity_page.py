@@ -68,6 +68,12 @@ def entity_neighbourhood(*, entity: Entity, limit: int, now: datetime | None = N
     return found
 
 
+def entity_ids_by_key(*, keys: set[str], limit: int = 200) -> dict[str, int]:
+    """The ids of the entities among `keys` (at most `limit` looked up), by key."""
+    wanted = sorted(keys)[:limit]
+    return dict(Entity.objects.filter(key__in=wanted).values_list("key", "pk"))
+
+
 def compiled_truth_history(*, entity_id: int, limit: int) -> list[CompiledTruth]:
     """The entity's latest `limit` versions, newest first, without their documents."""
     return list(CompiledTruth.objects.filter(entity_id=entity_id).defer("markdown")

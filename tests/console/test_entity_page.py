@@ -4,14 +4,16 @@ and memories linked to their raw events, the neighbourhood with faded relations 
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from memory.config import config_get
-from memory.models import Relation
+from memory.models import Entity, Relation
 from memory.selectors.relations import WEIGHT_NOW, relation_with_weight
+from memory.services.compiled_truth import compiled_truth_rebuild
 from tests.console.conftest import NOW, Graph, entity, fact, memory, relation
 
 
@@ -23,7 +25,7 @@ def _page(client: Client, graph: Graph) -> str:
 
 def test_the_current_compiled_truth_is_rendered(operator: Client, graph: Graph) -> None:
     html = _page(operator, graph)
-    assert "version 2 as of" in html
+    assert "Version 2, compiled on" in html
     assert "<h1>Cortex</h1>" in html
     assert "<h2>Facts</h2>" in html
     assert "<li>uses <code>pnpm</code> <strong>always</strong></li>" in html
@@ -112,3 +114,53 @@ def test_an_entity_with_nothing_yet_has_a_plain_page(operator: Client, graph: Gr
     assert "No compiled truth yet" in html
     assert "no relation" in html
     assert 'aria-label="neighbourhood"' not in html
+
+
+def _text(html: str) -> str:
+    """What a reader sees: the page without its drawings, scripts, styles and tags."""
+    html = re.sub(r"<(svg|script|style)\b.*?</\1>", " ", html, flags=re.S)
+    return re.sub(r"<[^>]+>", " ", html)
+
+
+def test_the_entity_page_tells_one_truth_and_dates_the_compiled_one(
+        operator: Client, graph: Graph) -> None:
+    """Compiled 40 days ago, the truth held a strength the entity no longer has: the page
+    gives the live one as now, and the compiled truth's own figures with their date."""
+    compiled_at = NOW - timedelta(days=40)
+    target = graph.cortex
+    Entity.objects.filter(pk=target.pk).update(last_reinforced_at=compiled_at)
+    target.refresh_from_db()
+    compiled_truth_rebuild(key=target.key, now=compiled_at)
+    then = target.base * 0.5 ** (0 / target.half_life_days)
+    now = target.base * 0.5 ** (40 / target.half_life_days)  # computed here, not read back
+    html = _page(operator, graph)
+    text = _text(html)
+
+    assert f"strength on {compiled_at:%Y-%m-%d %H:%M} UTC: {then:.3f}" in text
+    assert f"Now: strength {now:.3f}" in text
+    assert re.search(rf"Strength now:\s*</label>\s*<div class=\"readonly\">{now:.3f}", html)
+    # every strength the page gives is now, or dated
+    for match in re.finditer(r"(now: )?strength ([^:\d]{0,40}):?\s*\d\.\d{3}", text, flags=re.I):
+        assert "now" in match.group(0).lower() or " on " in match.group(0), match.group(0)
+
+
+def test_the_entity_page_is_read_not_edited_and_reads_as_words(
+        operator: Client, graph: Graph) -> None:
+    compiled_truth_rebuild(key=graph.cortex.key, now=NOW)
+    html = _page(operator, graph)
+    text = _text(html)
+    assert "Change entity" not in html and 'name="_save"' not in html
+    assert "<title>world:project:e" in html and "Entity: Cortex" in html
+    assert not re.search(r"\d\.\d{5,}", text), "a raw float"
+    assert not re.search(r"\w\((s|ies)\)", text), "fact(s), memory(ies)"
+    assert "\\" not in text, "a markdown escape"
+    # the raw events the compiled truth cites are links to them
+    cited = re.findall(r"<code>([0-9A-HJKMNP-TV-Z]{26})</code>",
+                       html.split('class="compiled-truth"')[1])
+    assert cited
+    for event_id in cited:
+        assert (f'<a href="/admin/memory/memoryevent/{event_id}/change/"><code>{event_id}'
+                "</code></a>") in html
+    # so are the entities it names
+    assert f'<a href="/admin/memory/entity/{graph.anya.pk}/change/"><code>{graph.anya.key}' \
+        in html
