@@ -608,6 +608,19 @@ class NatsSection:
 
 
 @dataclasses.dataclass(frozen=True)
+class BackupSection:
+    """`cortex backup` and the nightly backup on beat (docs/backup.md): where the nightly one
+    writes (empty: CORTEX_HOME/backups) and how many of its backups it keeps there."""
+
+    keep: int = 7
+    directory: str = ""
+
+    def check(self, where: str) -> None:
+        if self.keep < 1:
+            _fail(f"{where}.keep", f"must be >= 1, got {self.keep}")
+
+
+@dataclasses.dataclass(frozen=True)
 class DecayConfig:
     entity_model: Literal["extended", "simplified"]
     entity: EntitySection
@@ -623,6 +636,7 @@ class DecayConfig:
     recall: RecallSection | None = None
     context: ContextSection | None = None
     nats: NatsSection = dataclasses.field(default_factory=NatsSection)
+    backup: BackupSection = dataclasses.field(default_factory=BackupSection)
     digest: str = dataclasses.field(default="", compare=False)
 
     def emotional(self, valence: str) -> float:
