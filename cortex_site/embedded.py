@@ -22,6 +22,21 @@ import psutil
 
 DATABASE_NAME = "cortex"
 MAX_CONNECTIONS = 200
+# One operator's database, on one disk (issue 27: after the first import of a 300 MB corpus
+# the write-ahead log was 465 of its 883 MB). Values in each setting's base unit (MB, s).
+# - The log holds what crash recovery needs, no more: no replica or archive reads it
+#   (`cortex backup` is pg_dump's), so `minimal` (with no WAL sender); a checkpoint once
+#   max_wal_size of it was written, and what min_wal_size keeps recycled, not PostgreSQL's
+#   1GB for a busy server. checkpoint_timeout is long: the size spaces them during an import.
+# - Autovacuum looks often and works at full speed, so that the rows an import updates (each
+#   observation once retained, the cursors) are reused rather than the tables grown.
+WAL_LEVEL = {"max_wal_senders": "0", "wal_level": "minimal"}  # in this order: at restart
+STORAGE = {
+    "max_wal_size": "256", "min_wal_size": "32", "checkpoint_timeout": "900",
+    "autovacuum_naptime": "15", "autovacuum_vacuum_cost_limit": "2000",
+    "autovacuum_vacuum_scale_factor": "0.05", "autovacuum_vacuum_insert_scale_factor": "0.05",
+    "autovacuum_analyze_scale_factor": "0.05",
+}
 _SIZE = re.compile(r"[0-9]+ ?(kB|MB|GB|TB)?")
 
 
@@ -84,7 +99,9 @@ def _first_server(pgdata: Path) -> Any:
             if created:
                 with (self.pgdata / "postgresql.conf").open("a") as conf:
                     conf.write(f"\n# Cortex\nshared_buffers = '{wanted}'\n"
-                               f"max_connections = {MAX_CONNECTIONS}\n")
+                               f"max_connections = {MAX_CONNECTIONS}\n"
+                               + "".join(f"{name} = '{value}'\n" for name, value
+                                         in {**WAL_LEVEL, **STORAGE}.items()))
 
     pgdata = pgdata.resolve()
     if pgdata in PostgresServer._instances:
@@ -118,6 +135,25 @@ def _ensure_database(admin_uri: str) -> None:
             conn.execute(f'CREATE DATABASE "{DATABASE_NAME}"')
             conn.execute(f"ALTER SYSTEM SET max_connections = {MAX_CONNECTIONS}")
         _ensure_buffers(conn, shared_buffers())
+        _ensure_storage(conn)
+
+
+def _ensure_storage(conn: Any) -> None:
+    """WAL_LEVEL and STORAGE written where they differ and are not already waiting for a
+    restart: the others now (a reload), the WAL level from the server's next start."""
+    names = [*WAL_LEVEL, *STORAGE]
+    rows = conn.execute("SELECT name, setting, pending_restart FROM pg_settings "
+                        "WHERE name = ANY(%s)", [names]).fetchall()
+    current = {name: (setting, pending) for name, setting, pending in rows}
+    wanted = {**WAL_LEVEL, **STORAGE}
+    stale = [name for name in names
+             if name in current and current[name][0] != wanted[name] and not current[name][1]]
+    if any(name in WAL_LEVEL for name in stale):  # both, the senders first: never minimal
+        stale = [*WAL_LEVEL, *(name for name in stale if name not in WAL_LEVEL)]  # with senders
+    for name in stale:  # names and values are this module's constants
+        conn.execute(f"ALTER SYSTEM SET {name} = '{wanted[name]}'")
+    if stale:
+        conn.execute("SELECT pg_reload_conf()")
 
 
 def _ensure_buffers(conn: Any, wanted: str) -> None:
