@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -92,6 +93,10 @@ def test_up_runs_everything_on_the_embedded_default_and_stops_cleanly(tmp_path: 
         assert _workers(proc) == {"default": ["default"], "long": ["long"]}
         servers = _server_pids(home)
         assert len(servers) == 2 and all(psutil.pid_exists(pid) for pid in servers)
+        # Where it listens, for the hooks (issue 25): readable by the operator only.
+        record = json.loads((home / "up.json").read_text())
+        assert (record["url"], record["pid"]) == (f"http://127.0.0.1:{port}", proc.pid)
+        assert (home / "up.json").stat().st_mode & 0o077 == 0
 
         # A second cortex process reuses the running servers instead of starting others.
         second = subprocess.run(
@@ -110,6 +115,7 @@ def test_up_runs_everything_on_the_embedded_default_and_stops_cleanly(tmp_path: 
     output = log.read_text()
 
     assert proc.returncode == 0, output
+    assert not (home / "up.json").exists()
     assert "operator account created" in output
     assert f"http://127.0.0.1:{port}/admin/" in output
     deadline = time.monotonic() + 15
