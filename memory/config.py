@@ -369,10 +369,12 @@ class AnalysisSection:
 @dataclasses.dataclass(frozen=True)
 class ActuationClaudeMd:
     min_sessions: int = 3
+    min_days: int = 2
     section: str = "Known pitfalls"
     max_lines: int = 200
     recovery_share: float = 0.5
     recovery_sample: int = 20
+    recovery_steps: int = 5
 
 
 @dataclasses.dataclass(frozen=True)
@@ -393,22 +395,12 @@ class ActuationSkill:
     min_steps: int = 3
     max_steps: int = 5
     max_per_repository: int = 3
+    task_similarity: float = 0.5
+    max_task_words: int = 6
 
     def check(self, where: str) -> None:
         if not 2 <= self.min_steps <= self.max_steps:
             _fail(f"{where}.min_steps", "must be >= 2 and <= max_steps")
-
-
-@dataclasses.dataclass(frozen=True)
-class ActuationStyle:
-    min_messages: int = 20
-    min_share: float = 0.4
-    second_share: float = 0.15
-    section: str = "Interaction style"
-
-    def check(self, where: str) -> None:
-        _unit(f"{where}.min_share", self.min_share)
-        _unit(f"{where}.second_share", self.second_share)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -427,11 +419,11 @@ class ActuationSection:
     ground_strength: float = 0.35
     window_days: float = 60.0
     batch_size: int = 2000
+    max_new_per_repository: int = 3
     claude_md: ActuationClaudeMd = dataclasses.field(default_factory=ActuationClaudeMd)
     allowlist: ActuationAllowlist = dataclasses.field(default_factory=ActuationAllowlist)
     memory_entry: ActuationMemoryEntry = dataclasses.field(default_factory=ActuationMemoryEntry)
     skill: ActuationSkill = dataclasses.field(default_factory=ActuationSkill)
-    style: ActuationStyle = dataclasses.field(default_factory=ActuationStyle)
     outcome: ActuationOutcome = dataclasses.field(default_factory=ActuationOutcome)
     command_timeout_seconds: int = 120
     apply_sweep_after_seconds: int = 600
@@ -448,6 +440,12 @@ class ActuationSection:
         if self.claude_md.max_lines < 1:
             _fail(f"{where}.claude_md.max_lines", "must be >= 1")
         _unit(f"{where}.claude_md.recovery_share", self.claude_md.recovery_share)
+        _unit(f"{where}.skill.task_similarity", self.skill.task_similarity)
+        for name, value in (("max_new_per_repository", self.max_new_per_repository),
+                            ("claude_md.min_days", self.claude_md.min_days),
+                            ("claude_md.recovery_steps", self.claude_md.recovery_steps)):
+            if value < 1:
+                _fail(f"{where}.{name}", "must be >= 1")
 
 
 @dataclasses.dataclass(frozen=True)

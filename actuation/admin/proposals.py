@@ -1,6 +1,8 @@
 """The approval queue: filters by type, status and repository; the diff in colour; the
-evidence linked; approve and reject (with a reason) as actions calling the services, one by
-one on the proposal's page or in bulk from the list. Rows change only through services."""
+evidence linked; the items of a grouped proposal (its rules, its pitfalls) each with its
+evidence and a box to drop it before approving; approve and reject (with a reason) as
+actions calling the services, one by one on the proposal's page or in bulk from the list.
+Rows change only through services."""
 
 from __future__ import annotations
 
@@ -17,10 +19,14 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.views.decorators.http import require_POST
 
-from actuation.admin.rendering import diff_html, evidence_html
+from actuation.admin.rendering import diff_html, evidence_html, items_html
 from actuation.models import DiffType, Proposal
 from actuation.selectors.proposals import proposal_outcome_line
-from actuation.services.proposals import proposal_approve, proposal_reject
+from actuation.services.proposals import (
+    proposal_approve,
+    proposal_items_drop,
+    proposal_reject,
+)
 from memory.admin.base import action_apply
 
 
@@ -33,9 +39,10 @@ class ProposalAdmin(admin.ModelAdmin[Proposal]):
     date_hierarchy = "created_at"
     actions = ["approve_selected", "reject_selected"]
     change_form_template = "admin/actuation/proposal/change_form.html"
-    fields = ("title", "kind", "state", "repository", "file_path", "diff_coloured", "warnings",
-              "rationale", "evidence_linked", "detector", "pattern_key", "content_hash",
-              "diff_sha256", "created_at", "decided_by", "decided_at", "reject_reason",
+    fields = ("title", "kind", "state", "repository", "file_path", "items_to_keep",
+              "diff_coloured", "warnings", "rationale", "evidence_linked", "detector",
+              "pattern_key", "content_hash", "diff_sha256", "created_at", "decided_by",
+              "decided_at", "reject_reason",
               "superseded_by", "branch", "commit_sha", "pr_url", "pr_command",
               "failure_reason", "outcome_line", "outcome")
     readonly_fields = fields
@@ -55,6 +62,12 @@ class ProposalAdmin(admin.ModelAdmin[Proposal]):
             return format_html('<strong style="color:#cf222e">{}</strong>',
                                "allowlist: a capability grant")
         return format_html("{}", obj.get_diff_type_display())
+
+    @admin.display(description="items")
+    def items_to_keep(self, obj: Proposal) -> SafeString:
+        return items_html(obj, list(obj.items.all()),
+                          approve=reverse("admin:actuation_proposal_approve", args=[obj.pk]),
+                          drop=reverse("admin:actuation_proposal_drop", args=[obj.pk]))
 
     @admin.display(description="diff")
     def diff_coloured(self, obj: Proposal) -> SafeString:
@@ -96,6 +109,8 @@ class ProposalAdmin(admin.ModelAdmin[Proposal]):
                  name="actuation_proposal_approve"),
             path("<int:object_id>/reject/", wrap(require_POST(self.reject_view)),
                  name="actuation_proposal_reject"),
+            path("<int:object_id>/drop/", wrap(require_POST(self.drop_view)),
+                 name="actuation_proposal_drop"),
             *super().get_urls(),
         ]
 
@@ -103,10 +118,22 @@ class ProposalAdmin(admin.ModelAdmin[Proposal]):
         return HttpResponseRedirect(reverse("admin:actuation_proposal_change", args=[object_id]))
 
     def approve_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        """Approve; the items whose box is checked (`drop`) are dropped first."""
         proposal = get_object_or_404(Proposal, pk=object_id)
+        drop = request.POST.getlist("drop")
         action_apply(self, request, [proposal],
-                     lambda p: proposal_approve(proposal_id=p.pk, by=request.user.get_username()),
-                     "Approved")
+                     lambda p: proposal_approve(proposal_id=p.pk, by=request.user.get_username(),
+                                                drop=drop), "Approved")
+        return self._back(object_id)
+
+    def drop_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        """Drop the checked items, without approving yet."""
+        proposal = get_object_or_404(Proposal, pk=object_id)
+        drop = request.POST.getlist("drop")
+        action_apply(self, request, [proposal],
+                     lambda p: proposal_items_drop(proposal_id=p.pk, keys=drop,
+                                                   by=request.user.get_username()),
+                     "Narrowed")
         return self._back(object_id)
 
     def reject_view(self, request: HttpRequest, object_id: int) -> HttpResponse:

@@ -59,3 +59,33 @@ def evidence_html(evidence: dict[str, Any], *, limit: int = 50) -> SafeString:
         "<p><b>Quoted from the transcripts</b> (untrusted text, shown as evidence only):</p>{}",
         entities, len(evidence.get("sessions", [])), len(evidence.get("events", [])), events,
         len(evidence.get("observations", [])), observations, quotes)
+
+
+def _seen(evidence: dict[str, Any]) -> str:
+    parts = [f"{evidence['sessions']} sessions" if "sessions" in evidence else "",
+             f"{evidence['days']} days" if "days" in evidence else "",
+             f"granted {evidence['granted']} times" if "granted" in evidence else "",
+             f"recovered {evidence['recovered']}" if "recovered" in evidence else "",
+             f"last seen {str(evidence['last_seen'])[:10]}" if evidence.get("last_seen") else ""]
+    return ", ".join(p for p in parts if p)
+
+
+def items_html(proposal: Any, items: list[Any], *, approve: str, drop: str) -> SafeString:
+    """A grouped proposal's items, each with its evidence; while it is in the queue, a box
+    each to drop it, and the buttons that drop the checked ones (then approve). The inputs
+    belong to the page's form (its CSRF token), the buttons post it to their own URL."""
+    if len(items) < 2:
+        return format_html("{}", "one change, approved or rejected whole")
+    deciding = proposal.state == "proposed"
+    rows = format_html_join("", "<li>{} <code>{}</code> <small>({})</small>{}</li>", (
+        (format_html('<input type="checkbox" name="drop" value="{}" class="cortex-drop"> ',
+                     item.key) if deciding and not item.dropped else "",
+         item.key, _seen(item.evidence or {}),
+         format_html(" <strong>{}</strong>", "dropped: never proposed again")
+         if item.dropped else "") for item in items))
+    buttons = format_html(
+        '<p><button type="submit" formaction="{}" id="cortex-approve-kept">Approve without the '
+        'checked items</button> <button type="submit" formaction="{}" id="cortex-drop">Drop '
+        "the checked items</button> <small>A dropped item is never proposed again.</small>"
+        "</p>", approve, drop) if deciding else ""
+    return format_html('<ul class="cortex-items">{}</ul>{}', rows, buttons)

@@ -7,7 +7,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from actuation.api.serializers import ProposalQuerySerializer, ProposalSerializer, RejectSerializer
+from actuation.api.serializers import (
+    ApproveSerializer,
+    ProposalQuerySerializer,
+    ProposalSerializer,
+    RejectSerializer,
+)
 from actuation.models import Proposal
 from actuation.selectors.proposals import proposal_list
 from actuation.services.proposals import proposal_approve, proposal_reject
@@ -35,11 +40,16 @@ class ProposalsView(ListAPIView[Proposal]):
 class ProposalApproveView(APIView):
     permission_classes = [IsOperator]
 
-    @extend_schema(operation_id="proposal_approve", summary="Approve a proposal (operator)",
-                   request=None, responses={200: ProposalSerializer,
-                                            **error_responses(401, 403, 404, 409)})
+    @extend_schema(operation_id="proposal_approve",
+                   summary="Approve a proposal, without the items named in `drop` (operator)",
+                   request=ApproveSerializer,
+                   responses={200: ProposalSerializer,
+                              **error_responses(400, 401, 403, 404, 409)})
     def post(self, request: Request, proposal_id: int) -> Response:
-        proposal = proposal_approve(proposal_id=proposal_id, by=request.user.get_username())
+        body = ApproveSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        proposal = proposal_approve(proposal_id=proposal_id, by=request.user.get_username(),
+                                    drop=body.validated_data.get("drop") or ())
         return Response(ProposalSerializer(proposal).data)
 
 

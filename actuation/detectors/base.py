@@ -20,6 +20,17 @@ class Quote:
     event: str = ""
 
 
+@dataclasses.dataclass(frozen=True)
+class Item:
+    """One rule or line of a draft: `key` names it across nights (what a dropped or rejected
+    item is remembered by), `line` is what it adds, `evidence` what it rests on (sessions,
+    last seen, how often)."""
+
+    key: str
+    line: str
+    evidence: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
 @dataclasses.dataclass
 class Draft:
     detector: str
@@ -38,6 +49,18 @@ class Draft:
     warnings: list[str] = dataclasses.field(default_factory=list)
     # What counts as the pattern recurring after the change landed (see services.outcomes).
     recurrence: dict[str, Any] = dataclasses.field(default_factory=dict)
+    # Its rules or lines (one for a single change); the operator may drop some.
+    items: list[Item] = dataclasses.field(default_factory=list)
+    # The owned section of the file the items' lines go in ("" for the allowlist, a skill).
+    section: str = ""
+    # The rule that let it through, in words (shown to the reviewer and by the bench).
+    admitted_by: str = ""
+
+    @property
+    def weight(self) -> tuple[int, int]:
+        """How evidenced it is: its sessions, then its occurrences (the budget's order)."""
+        sessions = {o.session for o in self.occurrences if o.session}
+        return len(sessions), len(self.occurrences)
 
     def evidence(self) -> dict[str, Any]:
         events = sorted({e for o in self.occurrences for e in o.events})
@@ -48,6 +71,7 @@ class Draft:
             "sessions": sorted({o.session for o in self.occurrences if o.session}),
             "quotes": [dataclasses.asdict(q) for q in self.quotes],
             "recurrence": self.recurrence,
+            "admitted_by": self.admitted_by,
         }
 
 

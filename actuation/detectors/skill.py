@@ -1,50 +1,45 @@
-"""A recurring multi-step procedure: the same sequence of tool uses in at least N sessions
-of a project -> a `skill`, a new `.claude/skills/<name>/SKILL.md` with its steps. The
-tools it uses (entities of `world:artifact`, strong and not quarantined) ground it."""
+"""A procedure with a purpose -> a `skill`, a new `.claude/skills/<name>/SKILL.md`: the
+sessions of a project started for the same kind of task (their first prompts alike, in
+English or French: `tasks`), at least N of them sharing the same steps. The skill is named
+and described by that task ("fix-failing-test"), its steps are the ones those sessions
+shared, its evidence links them. The tools it uses (entities of `world:artifact`, strong and
+not quarantined) ground it. Task bookkeeping (TodoWrite, TaskUpdate...) is no step."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
-import shlex
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime
 
-from actuation.detectors.base import Detector, Draft
+from actuation.detectors.base import Detector, Draft, Item, Quote
+from actuation.detectors.steps import step_of
+from actuation.detectors.tasks import Task, task_name_words, tasks_group
+from actuation.formats.quoting import quote
 from actuation.formats.skill import skill_path, skill_problems, skill_render
 from actuation.models import TargetRepository
-from actuation.selectors.graph import Graph, Grounding, Occurrence, tool_uses
+from actuation.selectors.graph import Graph, Grounding, Occurrence, first_prompts, tool_uses
 from memory.config import DecayConfig
 
 NAME = "procedures"
-_PLAIN = re.compile(r"^[A-Za-z0-9_.:+-]{1,40}$")
-_ENV = re.compile(r"^[A-Za-z_]\w*=")
 MAX_NAME = 64
-# `uv run pytest`, `npm run build`: the subcommand runs the program named next.
-_RUNNERS = frozenset({"run", "exec", "x", "dlx"})
+BOOKKEEPING = frozenset({"TodoWrite", "TodoRead", "TaskCreate", "TaskUpdate", "TaskList",
+                         "TaskGet", "TaskOutput", "ExitPlanMode", "EnterPlanMode"})
+# Steps that only look: a procedure made of them alone does nothing to repeat.
+LOOKING = frozenset({"Read", "Grep", "Glob", "LS", "WebFetch", "WebSearch", "Task", "Agent"})
 
 Steps = tuple[str, ...]
-
-
-def step_of(tool: str, command: str) -> str:
-    """`Edit`, or `Bash: pytest`, `Bash: git commit`, `Bash: uv run pytest` (the program, its
-    subcommand, and what a runner subcommand runs)."""
-    if tool != "Bash":
-        return tool if _PLAIN.match(tool) else ""
-    first = re.split(r"&&|\|\||;|\||\n", command, maxsplit=1)[0]
-    try:
-        words = [w for w in shlex.split(first) if not _ENV.match(w)]
-    except ValueError:
-        return ""
-    words = [w.rsplit("/", 1)[-1] if i == 0 else w for i, w in enumerate(words)]
-    width = 3 if len(words) > 2 and words[1] in _RUNNERS else 2
-    kept = [w for w in words[:width] if _PLAIN.match(w) and not w.startswith("-")]
-    return f"Bash: {' '.join(kept)}" if kept and kept[0] == words[0] else ""
+# A task named by fewer words is no kind of task ("fix"); what the harness writes in the
+# operator's turn (an IDE's notice, a command's output) is not what they asked.
+MIN_TASK_WORDS = 2
+NOT_ASKED = ("<", "Caveat:", "[Request interrupted", "This session is being continued")
 
 
 def sequences(steps: Sequence[str], *, low: int, high: int) -> set[Steps]:
     """Contiguous runs of `low`..`high` steps (repeats collapsed) using two tools or more."""
-    collapsed = [s for i, s in enumerate(steps) if s and (i == 0 or s != steps[i - 1])]
+    kept = [s for s in steps if s and s not in BOOKKEEPING]
+    collapsed = [s for i, s in enumerate(kept) if i == 0 or s != kept[i - 1]]
     found = set()
     for n in range(low, high + 1):
         for i in range(len(collapsed) - n + 1):
@@ -75,46 +70,108 @@ def recurring(by_session: dict[str, list[str]], *, low: int, high: int,
     return kept
 
 
-def skill_name(steps: Steps) -> str:
-    words = re.sub(r"[^a-z0-9]+", "-", " ".join(steps).casefold()).strip("-")
-    name = re.sub(r"-{2,}", "-", f"procedure-{words}")[:MAX_NAME].strip("-")
-    return name
+def skill_name(words: Sequence[str]) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", " ".join(words).casefold()).strip("-")
+    return re.sub(r"-{2,}", "-", slug)[:MAX_NAME].strip("-")
 
 
 def _tools(steps: Steps) -> set[str]:
     return {s.split(":", 1)[0].casefold() for s in steps}
 
 
-def _draft(graph: Graph, steps: Steps, sessions: set[str], events: list[Occurrence],
-           tools: list[Grounding], repository: TargetRepository) -> Draft | None:
+def _shown(step: str) -> str:
+    return f"`{step.split(': ', 1)[1]}` (Bash)" if step.startswith("Bash: ") else f"`{step}`"
+
+
+@dataclasses.dataclass
+class Sessions:
+    """A repository's sessions in the window: their steps, tool uses and first prompts."""
+
+    steps: dict[str, list[str]]
+    uses: dict[str, list[Occurrence]]
+    firsts: dict[str, tuple[str, str, datetime]]
+
+
+def _draft(graph: Graph, task: Task, steps: Steps, following: set[str], seen: Sessions,
+           tools: list[Grounding], repository: TargetRepository,
+           config: DecayConfig) -> Draft | None:
+    cfg = config.actuation.skill
     grounding = [g for g in tools if g.name.casefold() in _tools(steps)]
-    if not grounding:
+    words = task_name_words(task)
+    name = skill_name(words)
+    if not grounding or not name or name in graph.settled(repository, NAME):
         return None
-    name = skill_name(steps)
-    flow = ", then ".join(steps)
-    description = (f"Runs the procedure the agent repeated across sessions of "
-                   f"{repository.name}: {flow}. Use it when doing that same work again.")
-    body_steps = [f"`{s.split(': ', 1)[1]}` (Bash)" if s.startswith("Bash: ") else f"`{s}`"
-                  for s in steps]
+    asked = task.prompts[task.representative()]
+    said = quote(asked, limit=160).replace("<", "‹").replace(">", "›")
+    flow = ", then ".join(_shown(s) for s in steps)
+    description = (f"For the task the operator started {len(task.sessions)} sessions of "
+                   f"{repository.name} with, as in {said} (or alike, in English or French): "
+                   f"{flow}.")
     text = skill_render(name=name, description=description,
-                        title=f"Procedure: {flow}", steps=body_steps,
-                        notes=["Seen as is in the operator's sessions; adapt the arguments."])
+                        title=f"Task: {' '.join(words)}", steps=[_shown(s) for s in steps],
+                        notes=["The steps the sessions started for this task shared; adapt "
+                               "the arguments.", "", "What the operator asked, quoted from "
+                               "those sessions (their words, not instructions):", "",
+                               *(f"- {quote(task.prompts[n], limit=160)}"
+                                 for n in range(min(len(task.prompts), 5)))])
     body = text.split("---\n", 2)[-1]
     if skill_problems(name=name, description=description, body=body, folder=name):
         return None
     path = skill_path(name)
-    before = graph.file(repository, path)
-    if before is not None:
+    if graph.file(repository, path) is not None:
         return None
+    ordered = sorted(following)
+    events = [o for s in ordered for o in seen.uses[s]][:200]
+    firsts = [seen.firsts[s] for s in ordered if s in seen.firsts]
     return Draft(
         detector=NAME, diff_type="skill", repository=repository,
-        file_path=path, pattern_key=f"procedure:{' > '.join(steps)}"[:300], short_name=name,
-        title=f"New skill {name}", before=None, after=text, grounding=grounding,
-        occurrences=events,
-        rationale=(f"The same {len(steps)} steps ({flow}) ran in {len(sessions)} sessions of "
-                   f"{repository.name}. A skill names the procedure so that the next session "
-                   "can run it as one."),
+        file_path=path, pattern_key=f"skill:{name}"[:300], short_name=name,
+        title=f"New skill {name}: {len(following)} sessions asked to {' '.join(words)}",
+        before=None, after=text, grounding=grounding,
+        occurrences=[*events, *(Occurrence(observation="", entity=0, session=s, at=at,
+                                           payload={}, events=(eid,))
+                                for s, (_, eid, at) in zip(ordered, firsts, strict=False))],
+        items=[Item(key=name, line=path, evidence={
+            "sessions": len(following), "session_ids": ordered[-20:],
+            "last_seen": max(at for _, _, at in firsts).isoformat() if firsts else ""})],
+        quotes=[Quote(text=quote(text_, limit=160), by="the operator, starting the session",
+                      event=eid) for text_, eid, _ in firsts[-5:]],
+        rationale=(f"{len(task.sessions)} sessions of {repository.name} were started for the "
+                   f"same kind of task ({', '.join(sorted(task.core))}), e.g. {said}; "
+                   f"{len(following)} of them ran the same {len(steps)} steps ({flow}). A "
+                   "skill named for the task lets the next session asked for it run them "
+                   "as one."),
+        admitted_by=(f"skill: {len(task.sessions)} sessions whose first prompts share >= "
+                     f"{cfg.task_similarity:.0%} of their task words, {len(following)} >= "
+                     f"{cfg.min_sessions} of them sharing {len(steps)} steps that do something"
+                     " (not only reading, no bookkeeping); named by the task"),
     )
+
+
+def _sessions(repository: TargetRepository, graph: Graph, now: datetime,
+              config: DecayConfig) -> Sessions:
+    seen = Sessions(steps=defaultdict(list), uses=defaultdict(list),
+                    firsts=first_prompts(repository=repository, since=graph.since, until=now))
+    for session, eid, at, tool, command in tool_uses(
+            repository=repository, since=graph.since, until=now,
+            batch_size=config.actuation.batch_size):
+        seen.steps[session].append(step_of(tool, command))
+        seen.uses[session].append(Occurrence(observation="", entity=0, session=session,
+                                             at=at, payload={}, events=(eid,)))
+    return seen
+
+
+def _procedure(task: Task, seen: Sessions,
+               config: DecayConfig) -> tuple[Steps, set[str]] | None:
+    """The longest steps that most of the task's sessions (at least min_sessions) shared."""
+    cfg = config.actuation.skill
+    need = max(cfg.min_sessions, -(-len(task.sessions) // 2))
+    by_session = {s: seen.steps[s] for s in task.sessions if s in seen.steps}
+    for steps, sessions in recurring(by_session, low=cfg.min_steps, high=cfg.max_steps,
+                                     min_sessions=need):
+        if any(s.split(":", 1)[0] not in LOOKING for s in steps):
+            return steps, sessions
+    return None
 
 
 def detect(graph: Graph, now: datetime, config: DecayConfig) -> list[Draft]:
@@ -122,19 +179,20 @@ def detect(graph: Graph, now: datetime, config: DecayConfig) -> list[Draft]:
     tools = graph.grounded(namespace="world:artifact")
     drafts = []
     for repository in graph.repositories:
-        by_session: dict[str, list[str]] = defaultdict(list)
-        events: dict[str, list[Occurrence]] = defaultdict(list)
-        for session, eid, at, tool, command in tool_uses(
-                repository=repository, since=graph.since, until=now,
-                batch_size=config.actuation.batch_size):
-            by_session[session].append(step_of(tool, command))
-            events[session].append(Occurrence(observation="", entity=0, session=session,
-                                              at=at, payload={}, events=(eid,)))
-        found = recurring(by_session, low=cfg.min_steps, high=cfg.max_steps,
-                          min_sessions=cfg.min_sessions)
-        for steps, sessions in found[:cfg.max_per_repository]:
-            evidence = [o for s in sorted(sessions) for o in events[s]][:200]
-            if draft := _draft(graph, steps, sessions, evidence, tools, repository):
+        seen = _sessions(repository, graph, now, config)
+        firsts = sorted(((s, text) for s, (text, _, at) in seen.firsts.items()
+                         if text and not text.lstrip().startswith(NOT_ASKED)),
+                        key=lambda f: seen.firsts[f[0]][2])
+        found = []
+        for task in tasks_group(firsts, similarity=cfg.task_similarity):
+            if (len(task.sessions) < cfg.min_sessions
+                    or not MIN_TASK_WORDS <= len(task.core) <= cfg.max_task_words):
+                continue
+            if (procedure := _procedure(task, seen, config)) is not None:
+                found.append((task, *procedure))
+        found.sort(key=lambda f: (-len(f[2]), -len(f[1]), f[0].sessions[0]))
+        for task, steps, following in found[:cfg.max_per_repository]:
+            if draft := _draft(graph, task, steps, following, seen, tools, repository, config):
                 drafts.append(draft)
     return drafts
 

@@ -109,14 +109,22 @@ def settings_load(text: str | None) -> dict[str, Any]:
 
 def allow_rule_add(text: str | None, *, rule: str) -> str | None:
     """The settings with `rule` appended to `permissions.allow`; None when already there."""
-    refusal = allow_rule_refusal(rule)
-    if refusal:
-        raise ValueError(f"refused allow rule {rule!r}: {refusal}")
+    return allow_rules_add(text, rules=[rule])
+
+
+def allow_rules_add(text: str | None, *, rules: list[str]) -> str | None:
+    """The settings with `rules` appended to `permissions.allow` in this order (those already
+    there skipped); None when every one is already there. Each must be a rule Cortex may
+    offer (`allow_rule_refusal`), or ValueError."""
+    for rule in rules:
+        if refusal := allow_rule_refusal(rule):
+            raise ValueError(f"refused allow rule {rule!r}: {refusal}")
     data = settings_load(text)
     permissions = data.setdefault("permissions", {})
     allow = permissions.setdefault("allow", [])
-    if rule in allow:
+    new = [r for r in dict.fromkeys(rules) if r not in allow]
+    if not new:
         return None
-    allow.append(rule)
+    allow.extend(new)
     indent = _indent(text or "")
     return json.dumps(data, indent=indent, ensure_ascii=False) + "\n"

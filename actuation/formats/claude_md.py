@@ -42,17 +42,30 @@ def section_add_line(text: str | None, *, section: str, line: str,
                      max_lines: int) -> SectionEdit | None:
     """The file with `line` added to the owned `section` (created at the end of the file
     when absent); None when the line is already in the file."""
+    return section_add_lines(text, section=section, lines=[line], max_lines=max_lines)
+
+
+def section_add_lines(text: str | None, *, section: str, lines: list[str],
+                      max_lines: int) -> SectionEdit | None:
+    """The file with `lines` added, in order, to the owned `section` (created at the end of
+    the file when absent), those already in the file skipped; None when all of them are."""
     current = text or ""
-    if line_present(current, line):
+    seen: set[str] = set()
+    new = []
+    for line in lines:
+        if not line_present(current, line) and normalized(line) not in seen:
+            seen.add(normalized(line))
+            new.append(line)
+    if not new:
         return None
     slug = section_slug(section)
-    lines = current.splitlines()
-    bounds = _bounds(lines, slug)
+    old = current.splitlines()
+    bounds = _bounds(old, slug)
     if bounds is None:
-        block = [BEGIN.format(slug=slug), f"## {section}", "", line, END.format(slug=slug)]
-        new_lines = [*lines, *([""] if lines and lines[-1].strip() else []), *block]
+        block = [BEGIN.format(slug=slug), f"## {section}", "", *new, END.format(slug=slug)]
+        new_lines = [*old, *([""] if old and old[-1].strip() else []), *block]
     else:
-        new_lines = [*lines[: bounds[1]], line, *lines[bounds[1]:]]
+        new_lines = [*old[: bounds[1]], *new, *old[bounds[1]:]]
     after = "\n".join(new_lines) + "\n"
     return SectionEdit(after=after, lines=len(new_lines), over_limit=len(new_lines) > max_lines)
 

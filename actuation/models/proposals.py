@@ -1,5 +1,8 @@
 """A proposed change to a file that steers the agents, and its state machine:
-proposed -> approved -> applied | failed; proposed -> rejected | superseded."""
+waiting -> proposed -> approved -> applied | failed; proposed -> rejected | superseded;
+waiting -> superseded. A proposal is made of items (the rules of an allowlist proposal, the
+lines of a pitfalls section): the operator may drop some before approving, and a dropped
+item, like every item of a rejected proposal, is never proposed again."""
 
 from __future__ import annotations
 
@@ -21,6 +24,8 @@ class DiffType(models.TextChoices):
 
 
 class ProposalState(models.TextChoices):
+    # Past the night's budget of new proposals for its repository: proposed a later night.
+    WAITING = "waiting"
     PROPOSED = "proposed"
     APPROVED = "approved"
     APPLIED = "applied"
@@ -30,6 +35,8 @@ class ProposalState(models.TextChoices):
 
 
 OPEN_STATES = (ProposalState.PROPOSED, ProposalState.APPROVED)
+# A change Cortex still holds (one row per change): waiting, in the queue, or approved.
+HELD_STATES = (ProposalState.WAITING, *OPEN_STATES)
 
 
 class Outcome(models.TextChoices):
@@ -44,6 +51,8 @@ class Proposal(FSMModelMixin, models.Model):
     repository = models.ForeignKey(TargetRepository, on_delete=models.PROTECT,
                                    related_name="proposals")
     file_path = models.CharField(max_length=500)
+    section = models.CharField(max_length=200, blank=True, default="",
+                               help_text="The owned section of the file its lines go in.")
     pattern_key = models.CharField(max_length=300,
                                    help_text="What recurred, as the detector names it.")
     short_name = models.SlugField(max_length=48)
@@ -82,7 +91,8 @@ class Proposal(FSMModelMixin, models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["content_hash"], name="proposal_one_open_per_change",
-                                    condition=models.Q(state__in=["proposed", "approved"])),
+                                    condition=models.Q(state__in=["waiting", "proposed",
+                                                                  "approved"])),
         ]
         indexes = [models.Index(fields=["state", "created_at"], name="proposal_queue")]
 
@@ -97,9 +107,14 @@ class Proposal(FSMModelMixin, models.Model):
     def reject(self, *, by: str, at: Any, reason: str) -> None:
         self.decided_by, self.decided_at, self.reject_reason = by, at, reason
 
-    @transition(field=state, source=ProposalState.PROPOSED, target=ProposalState.SUPERSEDED)
+    @transition(field=state, source=[ProposalState.PROPOSED, ProposalState.WAITING],
+                target=ProposalState.SUPERSEDED)
     def supersede(self, *, by: Proposal) -> None:
         self.superseded_by = by
+
+    @transition(field=state, source=ProposalState.WAITING, target=ProposalState.PROPOSED)
+    def propose(self) -> None:
+        """Its turn came: within a later night's budget."""
 
     @transition(field=state, source=ProposalState.APPROVED, target=ProposalState.APPLIED)
     def mark_applied(self, *, at: Any, branch: str, commit_sha: str, pr_url: str,
@@ -114,3 +129,27 @@ class Proposal(FSMModelMixin, models.Model):
     @property
     def is_open(self) -> bool:
         return self.state in OPEN_STATES
+
+
+class ProposalItem(models.Model):
+    """One rule or line of a proposal, with its own evidence. `key` names it across nights
+    (the permission rule, the root cause's key): a dropped item, or one of a rejected
+    proposal, is not proposed again for the repository."""
+
+    proposal = models.ForeignKey(Proposal, on_delete=models.CASCADE, related_name="items")
+    position = models.PositiveSmallIntegerField(default=0)
+    key = models.CharField(max_length=300)
+    line = models.TextField(help_text="What it adds to the file.")
+    evidence = models.JSONField(default=dict, blank=True)
+    dropped = models.BooleanField(default=False)
+    dropped_by = models.CharField(max_length=150, blank=True, default="")
+    dropped_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["proposal", "position"]
+        constraints = [models.UniqueConstraint(fields=["proposal", "key"],
+                                               name="proposal_item_once")]
+        indexes = [models.Index(fields=["key"], name="proposal_item_key")]
+
+    def __str__(self) -> str:
+        return f"#{self.proposal_id} {self.key}"

@@ -5,6 +5,7 @@ the project each observation happened in (docs/actuation.md)."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
@@ -16,6 +17,7 @@ from django.db.models import Q
 
 from actuation import gitops
 from actuation.models import TargetRepository
+from actuation.selectors.items import items_settled
 from actuation.selectors.repositories import (
     repository_list,
     repository_match,
@@ -83,6 +85,15 @@ class Graph:
         self.repositories = list(repository_list() if repositories is None else repositories)
         self._places: dict[str, tuple[str, str]] = {}
         self._files: dict[tuple[int, str], str | None] = {}
+        self._settled: dict[tuple[int, str], set[str]] = {}
+
+    def settled(self, repository: TargetRepository, detector: str) -> set[str]:
+        """The item keys the operator already decided for this repository and detector
+        (dropped, rejected, approved): never drafted again."""
+        key = (repository.pk, detector)
+        if key not in self._settled:
+            self._settled[key] = items_settled(repository_id=repository.pk, detector=detector)
+        return self._settled[key]
 
     def grounded(self, *, namespace: str, ids: Sequence[int] | None = None) -> list[Grounding]:
         """Entities of `namespace` strong enough now to ground a proposal."""
@@ -203,6 +214,39 @@ class Graph:
         project, cwd = self._places.get(occurrence.events[0], ("", ""))
         return repository_match(repositories=self.repositories, project=project, cwd=cwd)
 
+    def uses_after(self, *, occurrences: Sequence[Occurrence], sample: int,
+                   steps: int) -> dict[str, list[ToolUse]]:
+        """For each of the first `sample` occurrences (by observation id): the next `steps`
+        tool uses of the agent in the same session, each with whether it failed (one query
+        for the sample)."""
+        chosen = [o for o in occurrences if o.session][:sample]
+        if not chosen:
+            return {}
+        rows = (MemoryEvent.objects.filter(
+            correlation_session__in={o.session for o in chosen},
+            subtype__in=("assistant.tool_use", "user.tool_result"),
+            occurred_at__gt=min(o.at for o in chosen))
+            .order_by("occurred_at", "id").values_list("correlation_session", "occurred_at",
+                                                       "payload"))
+        uses: dict[str, list[ToolUse]] = defaultdict(list)
+        failed: dict[str, bool] = {}
+        for session, at, payload in rows.iterator(chunk_size=self.config.actuation.batch_size):
+            for block in _blocks(payload, "tool_use"):
+                command = block.get("input", {}).get("command") \
+                    if isinstance(block.get("input"), dict) else ""
+                uses[session].append(ToolUse(id=str(block.get("id") or ""), at=at,
+                                             tool=str(block.get("name") or ""),
+                                             command=command if isinstance(command, str)
+                                             else ""))
+            for block in _blocks(payload, "tool_result"):
+                failed[str(block.get("tool_use_id") or "")] = _result_failed(block)
+        out = {}
+        for occ in chosen:
+            after = [u for u in uses[occ.session] if u.at > occ.at][:steps]
+            out[occ.observation] = [dataclasses.replace(u, failed=failed.get(u.id))
+                                    for u in after]
+        return out
+
     def next_tools(self, *, occurrences: Sequence[Occurrence], limit: int) -> list[str]:
         """The tool the agent used next after each occurrence, in the same session (one
         query for the sample)."""
@@ -225,6 +269,37 @@ class Graph:
         return out
 
 
+@dataclasses.dataclass(frozen=True)
+class ToolUse:
+    id: str
+    at: datetime
+    tool: str
+    command: str
+    failed: bool | None = None  # None: no result seen
+
+
+_EXIT = re.compile(r"^\s*(?:Error: )?Exit code (?P<code>-?\d+)")
+
+
+def _blocks(payload: Any, kind: str) -> list[dict[str, Any]]:
+    message = payload.get("message") if isinstance(payload, dict) else None
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list):
+        return []
+    return [b for b in content if isinstance(b, dict) and b.get("type") == kind]
+
+
+def _result_failed(block: dict[str, Any]) -> bool:
+    if block.get("is_error"):
+        return True
+    content = block.get("content")
+    text = content if isinstance(content, str) else " ".join(
+        str(c.get("text") or "") for c in content if isinstance(c, dict)) \
+        if isinstance(content, list) else ""
+    found = _EXIT.match(text)
+    return bool(found and found.group("code") != "0")
+
+
 def tool_uses(*, repository: TargetRepository, since: datetime, until: datetime,
               batch_size: int) -> Iterator[tuple[str, str, datetime, str, str]]:
     """(session, event id, time, tool name, Bash command) of each tool use in the window in
@@ -238,6 +313,31 @@ def tool_uses(*, repository: TargetRepository, since: datetime, until: datetime,
     for session, eid, at, payload in rows.iterator(chunk_size=batch_size):
         yield (session, eid, at, _first_block_text(payload, "name"),
                _first_block_text(payload, "input", "command"))
+
+
+def first_prompts(*, repository: TargetRepository, since: datetime,
+                  until: datetime) -> dict[str, tuple[str, str, datetime]]:
+    """Each session's first prompt from the operator in the window, in this repository's
+    projects: session -> (its text, the event's id, when)."""
+    rows = (MemoryEvent.objects.filter(project__in=repository_projects(repository=repository),
+                                       subtype="user.prompt", actor="operator",
+                                       occurred_at__gte=since, occurred_at__lte=until)
+            .exclude(correlation_session="")
+            .order_by("correlation_session", "occurred_at", "id")
+            .distinct("correlation_session")
+            .values_list("correlation_session", "id", "occurred_at", "payload"))
+    return {session: (_message_text(payload), eid, at) for session, eid, at, payload in rows}
+
+
+def _message_text(payload: Any) -> str:
+    message = payload.get("message") if isinstance(payload, dict) else None
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(str(b.get("text") or "") for b in content
+                        if isinstance(b, dict) and b.get("type") == "text")
+    return ""
 
 
 def _cwd(payload: Any) -> str:

@@ -24,13 +24,15 @@ def repository_sessions(*, repository: TargetRepository, since: datetime,
 
 def recurrence_sessions(*, proposal: Proposal, since: datetime, until: datetime) -> set[str]:
     """Sessions with an observation of the pattern after `since`, per the detector's rule
-    (`evidence.recurrence`: a category, the key of the entity it mentions, payload values:
-    keys, not row ids, survive `cortex rebuild graph`)."""
+    (`evidence.recurrence`: a category, the key of the entity it mentions, or the keys of
+    the entities of a grouped proposal, payload values: keys, not row ids, survive
+    `cortex rebuild graph`)."""
     rule = (proposal.evidence or {}).get("recurrence") or {}
-    if not rule.get("category") or not rule.get("entity"):
+    keys = [rule["entity"]] if rule.get("entity") else list(rule.get("entities") or [])
+    if not rule.get("category") or not keys:
         return set()
     rows = EntityMention.objects.filter(
-        entity__key=rule["entity"], observation__category=rule["category"],
+        entity__key__in=keys, observation__category=rule["category"],
         observation__timestamp__gt=since, observation__timestamp__lte=until)
     for key, value in (rule.get("payload") or {}).items():
         rows = rows.filter(**{f"observation__payload_typed__{key}": value})

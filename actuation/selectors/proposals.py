@@ -12,7 +12,8 @@ from memory.errors import NotFound
 
 def proposal_list(*, state: str | None = None, diff_type: str | None = None,
                   repository: str | None = None) -> QuerySet[Proposal]:
-    rows = Proposal.objects.select_related("repository").order_by("-created_at", "-id")
+    rows = (Proposal.objects.select_related("repository").prefetch_related("items")
+            .order_by("-created_at", "-id"))
     if state:
         rows = rows.filter(state=state)
     if diff_type:
@@ -20,6 +21,17 @@ def proposal_list(*, state: str | None = None, diff_type: str | None = None,
     if repository:
         rows = rows.filter(repository__name=repository)
     return rows
+
+
+def proposals_waiting(*, repository_id: int) -> list[Proposal]:
+    """The repository's proposals waiting for a night's budget, the oldest first."""
+    return list(Proposal.objects.filter(repository_id=repository_id,
+                                        state=ProposalState.WAITING).order_by("created_at", "id"))
+
+
+def proposals_waiting_repositories() -> set[int]:
+    return set(Proposal.objects.filter(state=ProposalState.WAITING)
+               .values_list("repository_id", flat=True).distinct())
 
 
 def proposal_get(*, proposal_id: int) -> Proposal:
@@ -40,6 +52,8 @@ def proposal_as_dict(proposal: Proposal) -> dict[str, Any]:
     out = {name: getattr(proposal, name) for name in FIELDS}
     out["repository"] = proposal.repository.name
     out["since_applied"] = proposal_outcome_line(proposal)
+    out["items"] = [{"key": i.key, "line": i.line, "evidence": i.evidence,
+                     "dropped": i.dropped} for i in proposal.items.all()]
     return out
 
 

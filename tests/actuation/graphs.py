@@ -20,10 +20,12 @@ OPERATOR = {"name": "operator", "key": "self:operator", "role": "speaker"}
 
 
 def event(*, session: str, project: str, cwd: str, at: datetime,
-          payload: dict[str, Any] | None = None, subtype: str = "user.tool_result") -> str:
+          payload: dict[str, Any] | None = None, subtype: str = "user.tool_result",
+          actor: str = "") -> str:
     n = next(_n)
     (result,) = event_append_many(source=SOURCE, events=[{
         "source_id": f"{session}:{n}", "type": "test", "subtype": subtype, "occurred_at": at,
+        **({"actor": actor} if actor else {}),
         "project": project, "correlation": {"session": session},
         "payload": {"cwd": cwd, **(payload or {})}}])
     return result.id
@@ -40,21 +42,51 @@ def observation(category: str, target: str, *, session: str, event_id: str, at: 
                                                       "parent": ""}}
 
 
+SPACING = timedelta(hours=10)  # three sessions cover two days before helpers.NOW
+
+
 def tool_errors(*, sessions: int, project: str = "shop", cwd: str = "/home/op/shop",
                 tool: str = "Edit", message: str = "file has not been read yet",
-                start: datetime = T0, prefix: str = "s") -> list[dict[str, Any]]:
+                start: datetime = T0, prefix: str = "s", command: str = "",
+                then: tuple[tuple[str, str], ...] | None = None,
+                spacing: timedelta = SPACING) -> list[dict[str, Any]]:
+    """The error in each session, then the agent's next steps `then` (tool, Bash command),
+    each succeeding: by default Read, then the failing step again (recovered)."""
     signature = hashlib.sha256(f"{tool}\n{message}".encode()).hexdigest()[:16]
+    after = ((("Read", ""), (tool, command)) if then is None else then)
     out = []
     for i in range(sessions):
-        at = start + timedelta(hours=i)
+        at = start + spacing * i
         session = f"{prefix}{i}"
         eid = event(session=session, project=project, cwd=cwd, at=at)
+        uses(session=session, project=project, cwd=cwd, at=at, steps=after)
+        payload = {"tool": tool, "signature": signature, "normalized": message,
+                   "message": message}
+        if command:
+            payload["command"] = command
         out.append(observation(
             "tool_error", "agent:claude-code:rc", session=session, event_id=eid, at=at,
-            payload={"tool": tool, "signature": signature, "normalized": message,
-                     "message": message}, actors=(AGENT, {"name": tool, "role": "tool"}),
+            payload=payload, actors=(AGENT, {"name": tool, "role": "tool"}),
             topic=f"{tool}: {message}", sentiment="negative"))
     return out
+
+
+def uses(*, session: str, project: str, cwd: str, at: datetime,
+         steps: tuple[tuple[str, str], ...], failed: tuple[bool, ...] = ()) -> None:
+    """Tool uses after `at` in the session, a minute apart, each with its result (failed
+    where `failed` says so)."""
+    for j, (tool, command) in enumerate(steps):
+        use_id = f"toolu_{session}_{at:%H%M}_{j}"
+        when = at + timedelta(minutes=j + 1)
+        block = {"type": "tool_use", "id": use_id, "name": tool,
+                 "input": {"command": command} if command else {"file_path": "a.py"}}
+        event(session=session, project=project, cwd=cwd, at=when, subtype="assistant.tool_use",
+              payload={"message": {"role": "assistant", "content": [block]}})
+        bad = j < len(failed) and failed[j]
+        result = {"type": "tool_result", "tool_use_id": use_id, "is_error": bad,
+                  "content": "Exit code 1" if bad else "ok"}
+        event(session=session, project=project, cwd=cwd, at=when + timedelta(seconds=30),
+              payload={"message": {"role": "user", "content": [result]}})
 
 
 def submit(observations: list[dict[str, Any]]) -> None:
@@ -121,12 +153,25 @@ def interactions(*, acts: list[str], sessions: int = 4, project: str = "shop",
     return out
 
 
+def prompt(*, session: str, text: str, at: datetime, project: str = "shop",
+           cwd: str = "/home/op/shop") -> str:
+    """The operator's prompt in a session."""
+    return event(session=session, project=project, cwd=cwd, at=at, subtype="user.prompt",
+                 actor="operator",
+                 payload={"message": {"role": "user", "content": text}})
+
+
 def tool_use_sessions(*, sessions: int, steps: list[tuple[str, str]], project: str = "shop",
-                      cwd: str = "/home/op/shop", prefix: str = "p",
-                      start: datetime = T0) -> None:
-    """Raw `assistant.tool_use` events: the same steps in each session."""
+                      cwd: str = "/home/op/shop", prefix: str = "p", start: datetime = T0,
+                      prompts: tuple[str, ...] = ("Fix the failing test in tests/test_a.py.",)
+                      ) -> None:
+    """Raw `assistant.tool_use` events: the same steps in each session, started by the
+    operator's prompts (the i-th session by prompts[i % len(prompts)]; none when empty)."""
     for i in range(sessions):
         session, at = f"{prefix}{i}", start + timedelta(hours=i)
+        if prompts:
+            prompt(session=session, text=prompts[i % len(prompts)], at=at - timedelta(minutes=1),
+                   project=project, cwd=cwd)
         for j, (tool, command) in enumerate(steps):
             block = {"type": "tool_use", "id": f"toolu_{i}_{j}", "name": tool,
                      "input": {"command": command} if command else {"file_path": "a.py"}}

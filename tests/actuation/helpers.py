@@ -22,7 +22,17 @@ def operator(username: str = "alice", *, staff: bool = True) -> AbstractBaseUser
 
 
 def detected(**kw: object) -> Proposal:
+    """The pitfalls proposal of a recurring, recovered tool error (Edit before Read)."""
     sessions = config_get().actuation.claude_md.min_sessions
     graphs.submit(graphs.tool_errors(sessions=sessions, **kw))  # type: ignore[arg-type]
+    report = detection_run(now=NOW)
+    return Proposal.objects.get(pk=report.proposals[-1])
+
+
+def detected_grants(*rules: str) -> Proposal:
+    """The allowlist proposal of rules granted in enough sessions (one proposal for them)."""
+    sessions = config_get().actuation.allowlist.min_sessions
+    for n, rule in enumerate(rules or ("Bash(npm test:*)",)):
+        graphs.submit(graphs.grants(sessions=sessions, rule=rule, prefix=f"g{n}-"))
     report = detection_run(now=NOW)
     return Proposal.objects.get(pk=report.proposals[-1])

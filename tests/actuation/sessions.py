@@ -39,10 +39,10 @@ class Session:
         self.w.assistant([call])
         self.w.tool_result(call["id"], result, is_error=is_error)
 
-    def edit_before_read(self, path: str = "src/app.py") -> None:
+    def edit_before_read(self, path: str = "src/app.py", *, said: str = NOT_READ) -> None:
         target = f"{self.cwd}/{path}"
         edit = {"file_path": target, "old_string": "x = 1", "new_string": "x = 2"}
-        self.tool("Edit", edit, f"<tool_use_error>{NOT_READ}</tool_use_error>", is_error=True)
+        self.tool("Edit", edit, f"<tool_use_error>{said}</tool_use_error>", is_error=True)
         self.tool("Read", {"file_path": target}, "     1\tx = 1\n")
         self.tool("Edit", edit, f"The file {target} has been updated.")
 
@@ -57,10 +57,14 @@ class Session:
         self.fh.close()
 
 
+# Sessions this far apart: three of them cover two days (a pitfall recurs across days).
+SPACING = timedelta(hours=10)
+
+
 def sessions_write(root: Path, *, cwd: str, start: datetime, count: int, seed: int,
                    error: bool) -> None:
     for i in range(count):
-        session = Session(root, cwd=cwd, start=start + timedelta(hours=i), seed=seed + i)
+        session = Session(root, cwd=cwd, start=start + SPACING * i, seed=seed + i)
         session.w.prompt("Please fix the bug in src/app.py.")
         if error:
             session.edit_before_read()

@@ -14,7 +14,7 @@ from django.utils.html import escape
 from actuation.models import Proposal, TargetRepository
 from actuation.services import proposals as proposal_services
 from memory.models import MemoryEvent
-from tests.actuation.helpers import detected, operator
+from tests.actuation.helpers import detected, detected_grants, operator
 from tests.actuation.repos import Repo
 
 
@@ -98,7 +98,7 @@ def test_reject_with_a_reason_from_the_page(target: TargetRepository) -> None:
 def test_bulk_actions(target: TargetRepository) -> None:
     client = _client()
     first = detected()
-    second = detected(tool="Write", message="permission denied on the lock file", prefix="w")
+    second = detected_grants()
     url = reverse("admin:actuation_proposal_changelist")
     client.post(url, {"action": "reject_selected", "_selected_action": [second.pk],
                       "confirm": "yes", "reason": "known"})

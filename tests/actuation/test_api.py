@@ -11,7 +11,7 @@ from actuation.models import TargetRepository
 from actuation.services import proposals as proposal_services
 from memory.models import MemoryEvent
 from memory.services.agents import agent_create
-from tests.actuation.helpers import detected, operator
+from tests.actuation.helpers import detected, detected_grants, operator
 
 
 @pytest.fixture(autouse=True)
@@ -43,7 +43,7 @@ def test_the_queue_and_its_filters(target: TargetRepository) -> None:
 def test_approve_and_reject(target: TargetRepository) -> None:
     client = _operator_client()
     first = detected()
-    second = detected(tool="Write", message="disk quota exceeded on the volume", prefix="w")
+    second = detected_grants()
     answer = client.post(f"/api/proposals/{first.pk}/approve/")
     assert answer.status_code == 200 and answer.json()["state"] == "approved"
     assert answer.json()["decided_by"] == "alice"

@@ -1,5 +1,6 @@
-"""The tool-error detector: a recurring root cause across N sessions of a project becomes a
-line under the Known pitfalls section of its CLAUDE.md; N - 1 sessions do not."""
+"""The tool-error detector: a recurring root cause the agent recovered from, across N sessions
+of a project, becomes a line under the Known pitfalls section of its CLAUDE.md saying what
+to do; N - 1 sessions do not."""
 
 from __future__ import annotations
 
@@ -30,8 +31,8 @@ def test_fires_at_the_threshold(target: TargetRepository) -> None:
     added = [line[1:] for line in proposal.diff.splitlines()
              if line.startswith("+") and not line.startswith("+++")]
     assert "## Known pitfalls" in added
-    assert ('- `Edit` fails with "file has not been read yet" (the tool\'s message, quoted).'
-            in added)
+    assert ('- Read a file before editing or writing it. Otherwise `Edit` fails with "file has '
+            'not been read yet" (the tool\'s message, quoted).' in added)
     assert not [line for line in proposal.diff.splitlines()
                 if line.startswith("-") and not line.startswith("---")]
     assert len(proposal.evidence["sessions"]) == MIN

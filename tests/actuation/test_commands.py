@@ -15,7 +15,7 @@ from actuation.services import proposals as proposal_services
 from memory.config import config_get
 from memory.models import MemoryEvent
 from tests.actuation import graphs
-from tests.actuation.helpers import NOW, detected, operator
+from tests.actuation.helpers import NOW, detected, detected_grants, operator
 from tests.actuation.repos import Repo
 
 
@@ -50,7 +50,7 @@ def test_detect_dry_run_then_for_real(target: TargetRepository) -> None:
 def test_list_show_approve_reject(target: TargetRepository) -> None:
     operator("alice")
     first = detected()
-    second = detected(tool="Write", message="disk quota exceeded on the volume", prefix="w")
+    second = detected_grants()
     listed = json.loads(_run("list", "--json"))
     assert {p["id"] for p in listed} == {first.pk, second.pk}
     assert "Known pitfalls" in _run("show", str(first.pk))

@@ -7,7 +7,7 @@ from types import ModuleType
 
 import pytest
 
-from actuation.detectors import allowlist, corrections, instructions, skill, style
+from actuation.detectors import allowlist, corrections, instructions, skill
 from actuation.detectors.base import Detector, Draft
 from actuation.formats.skill import skill_front_matter, skill_problems
 from actuation.models import Proposal, TargetRepository
@@ -69,8 +69,7 @@ def test_instructions(target: TargetRepository, sessions: int, fires: bool) -> N
     if fires:
         (draft,) = drafts
         assert draft.diff_type == "memory_entry" and draft.file_path == "CLAUDE.md"
-        assert ("- The operator's standing instruction, in their words: \"use pnpm\"."
-                in draft.after.splitlines())
+        assert '- Always: "use pnpm".' in draft.after.splitlines()
 
 
 @pytest.mark.django_db
@@ -89,7 +88,7 @@ def test_corrections(target: TargetRepository, sessions: int, fires: bool) -> No
     drafts = _drafts(corrections)
     assert bool(drafts) is fires
     if fires:
-        assert '"use pnpm, not npm"' in drafts[0].after
+        assert '- Always: "use pnpm", not "npm".' in drafts[0].after.splitlines()
 
 
 STEPS = [("Edit", ""), ("Bash", "pytest -q tests"), ("Bash", "git commit -m wip")]
@@ -106,7 +105,7 @@ def test_skill(target: TargetRepository, sessions: int, fires: bool) -> None:
     assert bool(drafts) is fires
     if fires:
         (draft,) = drafts
-        name = "procedure-edit-bash-pytest-bash-git-commit"
+        name = "fix-failing-test"
         assert draft.file_path == f".claude/skills/{name}/SKILL.md" and draft.before is None
         front = skill_front_matter(draft.after)
         assert front["name"] == name
@@ -120,30 +119,6 @@ def test_skill(target: TargetRepository, sessions: int, fires: bool) -> None:
 def test_skill_needs_a_grounded_tool(target: TargetRepository) -> None:
     graphs.tool_use_sessions(sessions=CFG.skill.min_sessions + 1, steps=STEPS)
     assert _drafts(skill) == []
-
-
-def _acts(n: int, first: str, second: str, share: float) -> list[str]:
-    k = round(n * share)
-    return [first] * k + [second] * (n - k)
-
-
-@pytest.mark.django_db
-@pytest.mark.parametrize("messages, fires", [(CFG.style.min_messages, True),
-                                              (CFG.style.min_messages - 1, False)])
-def test_style(target: TargetRepository, messages: int, fires: bool) -> None:
-    graphs.submit(graphs.interactions(acts=_acts(messages, "directive", "expressive", 0.7)))
-    drafts = _drafts(style)
-    assert bool(drafts) is fires
-    if fires:
-        assert ("- Interaction style: operator's messages to claude-code are mostly directive "
-                "(requests and instructions), often expressive (reactions and feelings)."
-                in drafts[0].after.splitlines())
-
-
-@pytest.mark.django_db
-def test_style_needs_a_second_act(target: TargetRepository) -> None:
-    graphs.submit(graphs.interactions(acts=["directive"] * (CFG.style.min_messages + 5)))
-    assert _drafts(style) == []
 
 
 @pytest.mark.django_db

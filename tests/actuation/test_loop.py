@@ -42,7 +42,7 @@ def test_the_whole_loop(target: TargetRepository, repo: Repo, transcripts: Path)
     assert run.status == "succeeded", run.error
     (proposal,) = Proposal.objects.filter(diff_type="claude_md")
     assert "has not been read yet" in proposal.diff
-    assert "the agent ran `Read` next" in proposal.diff
+    assert "+- Read a file before editing or writing it. Otherwise `Edit` fails" in proposal.diff
 
     with mock.patch.object(proposal_services, "task_enqueue"):
         proposal_approve(proposal_id=proposal.pk, by="alice", now=START + timedelta(days=1))
@@ -56,7 +56,7 @@ def test_the_whole_loop(target: TargetRepository, repo: Repo, transcripts: Path)
     later = START + timedelta(days=2)
     sessions_write(transcripts, cwd=cwd, start=later, count=cfg.outcome.min_sessions, seed=50,
                    error=False)
-    run = loop_run(transcripts, now=later + timedelta(days=1))
+    run = loop_run(transcripts, now=later + timedelta(days=2))
     assert run.status == "succeeded", run.error
     proposal.refresh_from_db()
     assert proposal.sessions_since == cfg.outcome.min_sessions

@@ -40,7 +40,8 @@ def test_the_pattern_going_on_turns_the_outcome_negative(target: TargetRepositor
     rc = proposal.entities.get()
 
     later = NOW + timedelta(hours=1)
-    graphs.submit(graphs.tool_errors(sessions=OUTCOME.min_sessions - 1, prefix="a", start=later))
+    graphs.submit(graphs.tool_errors(sessions=OUTCOME.min_sessions - 1, prefix="a", start=later,
+                                     spacing=timedelta(hours=1)))
     detection_run(now=later + timedelta(days=1))
     proposal.refresh_from_db()
     assert (proposal.sessions_since, proposal.recurrences_since) == (

@@ -1,6 +1,6 @@
 """`cortex actuate repo add NAME PATH [--remote R] [--branch B]`,
 `detect [--dry-run] [--json] [--now ISO]`, `list [--json]`, `show ID [--json]`,
-`approve ID [--by USERNAME]`, `reject ID --reason TEXT [--by USERNAME]`:
+`approve ID [--drop KEY]... [--by USERNAME]`, `reject ID --reason TEXT [--by USERNAME]`:
 Layer 4 from the terminal."""
 
 from __future__ import annotations
@@ -53,6 +53,9 @@ class Command(DomainCommand):
         approve = actions.add_parser("approve", help="Approve; the change is applied.")
         approve.add_argument("id", type=int)
         approve.add_argument("--by", default=None)
+        approve.add_argument("--drop", action="append", default=[], metavar="KEY",
+                             help="Drop this item (a rule, a pitfall's key, as `show` lists "
+                                  "them) before approving; never proposed again. Repeatable.")
         approve.add_argument("--wait", action="store_true",
                              help="Apply in the foreground (no worker needed) and print it.")
         reject = actions.add_parser("reject", help="Reject, with a reason.")
@@ -113,6 +116,14 @@ class Command(DomainCommand):
         self.stdout.write(f"\n{proposal.rationale}\n")
         for warning in proposal.warnings:
             self.stdout.write(f"warning: {warning}")
+        items = list(proposal.items.all())
+        if len(items) > 1:
+            self.stdout.write("items (drop one with approve ID --drop KEY):")
+            for item in items:
+                seen = item.evidence or {}
+                self.stdout.write(f"  {'[dropped] ' if item.dropped else ''}{item.key}: "
+                                  f"{seen.get('sessions', '?')} sessions, last "
+                                  f"{str(seen.get('last_seen', '?'))[:10]}")
         self.stdout.write(proposal.diff)
         if proposal.commit_sha:
             self.stdout.write(f"commit {proposal.commit_sha} on {proposal.branch} "
@@ -120,7 +131,8 @@ class Command(DomainCommand):
 
     def _approve(self, options: dict[str, Any]) -> None:
         proposal = proposal_approve(proposal_id=options["id"],
-                                    by=options["by"] or operator_default())
+                                    by=options["by"] or operator_default(),
+                                    drop=options["drop"])
         if not options["wait"]:
             self.stdout.write(f"#{proposal.pk} approved by {proposal.decided_by}; the worker "
                               "applies it.")

@@ -1,0 +1,34 @@
+"""A tool use as a step of a procedure: `Edit`, or `Bash: pytest`, `Bash: git commit`,
+`Bash: uv run pytest` (the program, its subcommand, and what a runner subcommand runs).
+Pure."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+_PLAIN = re.compile(r"^[A-Za-z0-9_.:+-]{1,40}$")
+_ENV = re.compile(r"^[A-Za-z_]\w*=")
+# `uv run pytest`, `npm run build`: the subcommand runs the program named next.
+_RUNNERS = frozenset({"run", "exec", "x", "dlx"})
+# Steps that change the files being worked on: fixing the code is not a way round a pitfall.
+EDITS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+
+
+def step_of(tool: str, command: str) -> str:
+    """The step a tool use is ("" when it cannot be named plainly)."""
+    if tool != "Bash":
+        return tool if _PLAIN.match(tool) else ""
+    first = re.split(r"&&|\|\||;|\||\n", command, maxsplit=1)[0]
+    try:
+        words = [w for w in shlex.split(first) if not _ENV.match(w)]
+    except ValueError:
+        return ""
+    words = [w.rsplit("/", 1)[-1] if i == 0 else w for i, w in enumerate(words)]
+    width = 3 if len(words) > 2 and words[1] in _RUNNERS else 2
+    kept = [w for w in words[:width] if _PLAIN.match(w) and not w.startswith("-")]
+    return f"Bash: {' '.join(kept)}" if kept and kept[0] == words[0] else ""
+
+
+def step_tool(step: str) -> str:
+    return step.split(":", 1)[0]
