@@ -7,8 +7,9 @@ failed the same way in at least `min_sessions` sessions over at least `min_days`
 the agent got past it by doing something else: its next step was another one (not a retry,
 not an edit of the code), after which the failing step succeeded ("Read, then Edit") or which
 did the job itself ("uv run pytest" for "pytest"), in at least `recovery_share` of the
-sampled occurrences. An error whose text names the code being worked on, an empty message
-or progress output is never one (`pitfall_text`)."""
+sampled occurrences, the same step in at least half of those. An error whose text names
+the code being worked on, an empty message or progress output is never one
+(`pitfall_text`)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from datetime import datetime
 
 from actuation.detectors.base import Detector, Draft, Item, Quote
 from actuation.detectors.pitfall_text import pitfall_advice, pitfall_text_refusal
-from actuation.detectors.steps import EDITS, step_of, step_tool
+from actuation.detectors.steps import BOOKKEEPING, EDITS, step_of, step_tool
 from actuation.formats.claude_md import section_add_lines
 from actuation.formats.items import items_title
 from actuation.formats.quoting import quote
@@ -66,7 +67,8 @@ def recovery_of(failing: str, after: list[ToolUse]) -> tuple[str, str] | None:
     """(kind, step) when the agent got past the failure by doing something else: its next
     step differs from the failing one and changes no file, then the failing step succeeded
     ("before"), or the next step, of the same tool, succeeded in its place ("instead")."""
-    steps = [(step_of(u.tool, u.command), u.failed) for u in after]
+    steps = [(step_of(u.tool, u.command), u.failed) for u in after
+             if u.tool not in BOOKKEEPING]
     if not steps or not steps[0][0] or steps[0][0] == failing:
         return None
     recovery, recovery_failed = steps[0]
@@ -98,11 +100,12 @@ def _pitfall(graph: Graph, pattern: Pattern, config: DecayConfig) -> Pitfall | N
                                   str(o.payload.get("command") or ""))
            for o in pattern.occurrences}
     found = [r for key, uses in after.items() if (r := recovery_of(own[key] or failing, uses))]
-    if not found:
-        return None
+    if not found or len(found) < cfg.recovery_share * len(after):
+        return None  # most times, the agent did not get past it by another step
     (kind, recovery), count = Counter(found).most_common(1)[0]
-    if count < cfg.recovery_share * len(after):
-        return None
+    if 2 * count < len(found):
+        return None  # no one way round it
+
     return Pitfall(pattern=pattern, failing=failing, message=message, recovery=recovery,
                    kind=kind, recovered=count, sampled=len(after), days=len(days))
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from actuation.detectors.base import Detector, Draft, Item, Quote
-from actuation.detectors.steps import step_of
+from actuation.detectors.steps import BOOKKEEPING, step_of
 from actuation.detectors.tasks import Task, task_name_words, tasks_group
 from actuation.formats.quoting import quote
 from actuation.formats.skill import skill_path, skill_problems, skill_render
@@ -24,8 +24,6 @@ from memory.config import DecayConfig
 
 NAME = "procedures"
 MAX_NAME = 64
-BOOKKEEPING = frozenset({"TodoWrite", "TodoRead", "TaskCreate", "TaskUpdate", "TaskList",
-                         "TaskGet", "TaskOutput", "ExitPlanMode", "EnterPlanMode"})
 # Steps that only look: a procedure made of them alone does nothing to repeat.
 LOOKING = frozenset({"Read", "Grep", "Glob", "LS", "WebFetch", "WebSearch", "Task", "Agent"})
 

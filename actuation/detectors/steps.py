@@ -13,6 +13,9 @@ _ENV = re.compile(r"^[A-Za-z_]\w*=")
 _RUNNERS = frozenset({"run", "exec", "x", "dlx"})
 # Steps that change the files being worked on: fixing the code is not a way round a pitfall.
 EDITS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+# Task bookkeeping: no step of a procedure, no way round a pitfall.
+BOOKKEEPING = frozenset({"TodoWrite", "TodoRead", "TaskCreate", "TaskUpdate", "TaskList",
+                         "TaskGet", "TaskOutput", "ExitPlanMode", "EnterPlanMode"})
 
 
 def step_of(tool: str, command: str) -> str:
