@@ -1,8 +1,10 @@
 """Where a running `cortex up` listens, recorded under CORTEX_HOME (`up.json`).
 
-`cortex up` writes it once its web server is started and removes it when it stops; the
-Claude Code hooks read it to find the Cortex that runs (not a port they were told once), and
-the plugin's MCP launcher to join its database. Django-free: a hook reads it on every call.
+`cortex up` writes it once its web server is started and marks it stopped when it stops (the
+address stays: a Cortex started again usually listens there again, and a hook that finds it
+down says where it looked); the Claude Code hooks read it to find the Cortex that runs (not
+a port they were told once), and the plugin's MCP launcher to join its database while it
+runs. Django-free: a hook reads it on every call.
 """
 
 from __future__ import annotations
@@ -40,9 +42,9 @@ def runtime_read(home: Path) -> dict[str, Any] | None:
 
 
 def runtime_alive(record: dict[str, Any] | None) -> bool:
-    """Whether the process that wrote `record` still runs (on this machine)."""
+    """Whether the `cortex up` that wrote `record` still runs (on this machine)."""
     pid = record.get("pid") if record else None
-    if not isinstance(pid, int) or pid <= 0:
+    if not isinstance(pid, int) or pid <= 0 or (record or {}).get("stopped_at"):
         return False
     try:
         os.kill(pid, 0)
@@ -53,8 +55,10 @@ def runtime_alive(record: dict[str, Any] | None) -> bool:
     return True
 
 
-def runtime_clear(home: Path, *, pid: int) -> None:
-    """Remove the record if `pid` wrote it (a second `cortex up` may have replaced it)."""
+def runtime_stopped(home: Path, *, pid: int, at: str) -> None:
+    """Mark the record stopped if `pid` wrote it (a second `cortex up` may have replaced it):
+    its address kept, its database's forgotten."""
     record = runtime_read(home)
     if record is not None and record.get("pid") == pid:
-        runtime_path(home).unlink(missing_ok=True)
+        kept = {k: v for k, v in record.items() if k not in ("database_url", "redis_url")}
+        runtime_write(home, {**kept, "stopped_at": at})

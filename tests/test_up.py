@@ -115,7 +115,9 @@ def test_up_runs_everything_on_the_embedded_default_and_stops_cleanly(tmp_path: 
     output = log.read_text()
 
     assert proc.returncode == 0, output
-    assert not (home / "up.json").exists()
+    stopped = json.loads((home / "up.json").read_text())  # its address kept, marked stopped
+    assert stopped["url"] == f"http://127.0.0.1:{port}" and stopped["stopped_at"]
+    assert "database_url" not in stopped
     assert "operator account created" in output
     assert f"http://127.0.0.1:{port}/admin/" in output
     deadline = time.monotonic() + 15

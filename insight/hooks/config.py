@@ -60,7 +60,9 @@ def url_find(stored: dict[str, Any]) -> tuple[str, str]:
     running = runtime_read(cortex_home())
     url = running.get("url") if running else None
     if isinstance(url, str) and url:
-        return url.rstrip("/"), "cortex up (CORTEX_HOME/up.json)"
+        stopped = running.get("stopped_at") if running else None
+        return url.rstrip("/"), (f"the last cortex up, stopped at {stopped} (CORTEX_HOME/up.json)"
+                                 if stopped else "cortex up (CORTEX_HOME/up.json)")
     return DEFAULT_URL, "the default (no cortex up has recorded its address)"
 
 

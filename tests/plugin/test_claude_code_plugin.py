@@ -247,6 +247,11 @@ def test_the_plugin_with_the_real_client(claude: Path, world: dict[str, Path],
         block = started[0]["content"]
         assert block.startswith(FENCE_OPEN) and block.rstrip().endswith(FENCE_CLOSE)
         assert "httpx" in block
+        # The plugin's MCP server joined the running Cortex (Claude Code names the ones that
+        # failed to connect).
+        failed = [name for r in _records(transcript) if r.get("type") == "attachment"
+                  for name in (f.get("name") for f in r["attachment"].get("failedMcpServers", []))]
+        assert "plugin:cortex:cortex" not in failed
 
         facts = cortex.query(SESSION_FACTS.format(session=session))
         # Stored live, by the hooks (Claude Code writes the transcript after them).
@@ -273,7 +278,7 @@ def test_the_plugin_with_the_real_client(claude: Path, world: dict[str, Path],
         assert hook["type"] == "hook_success" and hook["exitCode"] == 0, hook
         assert hook["content"] == "" and hook["stderr"] == "", hook
     log = (world["cortex"] / "hooks" / "hook.log").read_text()
-    assert "Cortex does not answer at" in log
+    assert f"Cortex does not answer at {cortex.url} (from the last cortex up, stopped" in log
     status = subprocess.run([CORTEX, "hook", "status"], env=_cortex_env(world["cortex"]),
                             capture_output=True, text=True, timeout=60).stdout
     assert "unreachable" in status, status

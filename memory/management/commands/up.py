@@ -14,7 +14,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from memory.clock import now
 from memory.config import config_get
-from memory.runtime import runtime_clear, runtime_write
+from memory.runtime import runtime_stopped, runtime_write
 from memory.services.operators import operator_ensure
 from memory.services.setup import cortex_prepare
 from memory.serving import WEB_THREADS, WEB_WORKERS, web_command
@@ -52,7 +52,7 @@ class Command(BaseCommand):
         try:
             self._supervise(children)
         finally:
-            runtime_clear(settings.CORTEX_HOME, pid=os.getpid())
+            runtime_stopped(settings.CORTEX_HOME, pid=os.getpid(), at=now().isoformat())
 
     @staticmethod
     def _record(*, host: str, port: int) -> None:
