@@ -5,24 +5,27 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from insight.hooks.config import DEFAULT_SESSION_START_TOKENS, config_load, config_save
 from insight.hooks.launch import launcher_link
 from insight.hooks.status import probe_line
 from insight.services.claude_code_setup import claude_code_agent_ensure
+from memory.management.base import CortexCommand
 from memory.runtime import runtime_alive, runtime_read
 
 CHECKOUT = Path(__file__).resolve().parents[3]
 
 
-class Command(BaseCommand):
+class Command(CortexCommand):
     help = ("Set up Cortex for the Claude Code plugin: an agent `claude-code` and a token "
             "scoped to what the hooks and the MCP tools use (events:write, context:read, "
             "memories:write, recall:read, feedback:write, working-set), saved under "
             "CORTEX_HOME/hooks/config.json readable by you only, and a link to this `cortex` "
             "under CORTEX_HOME/claude-code/ for the plugin's launcher. Run again, it issues a "
-            "new token and revokes the old. Example: cortex setup claude-code")
+            "new token and revokes the old.")
+    examples = ("cortex setup claude-code",
+                "cortex setup claude-code --session-start-tokens 1000")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("client", choices=["claude-code"], help="the client to set up")
