@@ -213,6 +213,7 @@ CELERY_TASK_ROUTES = {
     "actuation.apply_sweep": {"queue": CORTEX_QUEUE_DEFAULT},
     "memory.retain_embed": {"queue": CORTEX_QUEUE_LONG},
     "memory.sleep_cycle_run": {"queue": CORTEX_QUEUE_LONG},
+    "memory.backup_nightly": {"queue": CORTEX_QUEUE_LONG},
 }
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
@@ -221,11 +222,19 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # itself would overwrite the entries of CELERY_BEAT_SCHEDULE at every start, so it is empty).
 # The nightly sleep cycle defaults to CORTEX_SLEEP_CYCLE_AT (HH:MM, 03:00) in TIME_ZONE.
 _SLEEP_HOUR, _SLEEP_MINUTE = os.environ.get("CORTEX_SLEEP_CYCLE_AT", "03:00").split(":")
+# The nightly backup (docs/backup.md) defaults to CORTEX_BACKUP_AT (HH:MM, 02:30), before the
+# sleep cycle; edited in the admin like it.
+_BACKUP_HOUR, _BACKUP_MINUTE = os.environ.get("CORTEX_BACKUP_AT", "02:30").split(":")
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
 CORTEX_BEAT_SCHEDULE = {
     "memory: sleep cycle": {
         "task": "memory.sleep_cycle_run",
         "schedule": crontab(hour=int(_SLEEP_HOUR), minute=int(_SLEEP_MINUTE)),
+    },
+    # A backup into backup.directory keeping the last backup.keep (config/decay.yaml).
+    "memory: nightly backup": {
+        "task": "memory.backup_nightly",
+        "schedule": crontab(hour=int(_BACKUP_HOUR), minute=int(_BACKUP_MINUTE)),
     },
     # Restarts the analysis chain of every source (events posted by hooks or the API, a
     # chain lost with a Redis restart); a sweep that finds nothing new costs a few queries.

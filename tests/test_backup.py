@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.db import connection
 
 from insight.services.analysis import analysis_drain
@@ -216,3 +217,47 @@ def test_a_full_disk_says_so_and_leaves_nothing(filled: str, tmp_path: Path,
         backup_create(home=_source_home(tmp_path), path=full_disk)
     assert "nothing was written" in str(refused.value)
     assert list(full_disk.iterdir()) == []
+
+
+@pytest.mark.worker
+def test_the_nightly_backup_runs_on_a_worker_and_keeps_the_last_n(
+        filled: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from django_celery_beat.models import PeriodicTask
+
+    from memory.selectors.backup import backup_last
+    from memory.services.schedule import beat_schedule_ensure
+    from memory.tasks.backup import backup_nightly_task
+    from tests.retain.workers import Worker, purge_queue, wait_for
+
+    beat_schedule_ensure()
+    nightly = PeriodicTask.objects.get(name="memory: nightly backup")
+    assert (nightly.task, nightly.crontab.hour, nightly.crontab.minute) == \
+        ("memory.backup_nightly", "2", "30")  # a crontab: edited in the admin as the sleep's
+
+    directory = tmp_path / "nightly"
+    directory.mkdir()
+    old = [f"cortex-2026060{day}T023000.cortex-backup" for day in (1, 2, 3)]
+    for name in old:
+        (directory / name).write_text("an older night")
+    config = tmp_path / "decay.yaml"
+    original = (Path(settings.BASE_DIR) / "config" / "decay.yaml").read_text()
+    config.write_text(original.replace('  keep: 7\n', '  keep: 2\n')
+                      .replace('  directory: ""\n', f'  directory: "{directory}"\n'))
+    monkeypatch.setenv("CORTEX_CONFIG", str(config))
+    purge_queue()
+    worker = Worker("nightly", tmp_path / "worker.log")
+    try:
+        backup_nightly_task.delay()
+        wait_for(lambda: "memory.backup_nightly[" in worker.output()
+                 and "succeeded" in worker.output(), what="the nightly backup",
+                 log=tmp_path / "worker.log")
+    finally:
+        worker.stop()
+        purge_queue()
+    kept = sorted(p.name for p in directory.iterdir())
+    assert len(kept) == 2 and kept[0] == old[-1] and kept[1] not in old, kept
+    with tarfile.open(directory / kept[1]) as tar:
+        manifest = json.loads(tar.extractfile("manifest.json").read())  # type: ignore[union-attr]
+    assert manifest["database"]["events"] == MemoryEvent.objects.count()
+    last = backup_last(home=Path(settings.CORTEX_HOME))
+    assert last is not None and last["ok"] and last["path"] == str(directory / kept[1])

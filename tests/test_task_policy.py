@@ -9,7 +9,7 @@ from django.conf import settings
 
 from cortex_site.celery import app
 
-LONG_JOBS = {"memory.sleep_cycle_run", "memory.retain_embed"}
+LONG_JOBS = {"memory.sleep_cycle_run", "memory.retain_embed", "memory.backup_nightly"}
 
 
 def _ours() -> dict[str, Task]:

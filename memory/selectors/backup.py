@@ -5,12 +5,25 @@ transaction id stamped on a row."""
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from django.db import connection
 
 EVENTS_TABLE = "memory_memoryevent"
 FINGERPRINT_BATCH = 10_000
+LAST_BACKUP = "last-backup.json"  # in CORTEX_HOME: the last backup's outcome
+
+
+def backup_last(*, home: Path) -> dict[str, Any] | None:
+    """The last backup's outcome (`ok`, `at`, and `path`, `events`... or `error`), or None."""
+    try:
+        record = json.loads((home / LAST_BACKUP).read_text())
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) else None
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from memory.config import config_get
 from memory.errors import DomainError, Invalid, Refused
 from memory.selectors.backup import (
     EVENTS_TABLE,
+    LAST_BACKUP,
     log_fingerprint,
     migrations_applied,
     table_exists,
@@ -92,7 +93,37 @@ class RestoreReport:
 def backup_create(*, home: Path, path: Path | None = None,
                   now: datetime | None = None) -> BackupReport:
     """A backup of the database and of CORTEX_HOME's own files, at `path` (a directory: a
-    new file in it; nothing: CORTEX_HOME/backups)."""
+    new file in it; nothing: CORTEX_HOME/backups). Its outcome, success or failure, is
+    recorded in CORTEX_HOME/last-backup.json."""
+    try:
+        report = _backup_write(home=home, path=path, now=now)
+    except DomainError as error:
+        _outcome_record(home, {"ok": False, "at": clock.now().isoformat(),
+                               "error": error.message})
+        raise
+    _outcome_record(home, {"ok": True, "at": clock.now().isoformat(), **asdict(report)})
+    return report
+
+
+def backup_nightly(*, home: Path) -> tuple[BackupReport, list[Path]]:
+    """The nightly backup: into backup.directory (CORTEX_HOME/backups), keeping the last
+    backup.keep of Cortex's backups there."""
+    directory = backups_directory(home=home)
+    report = backup_create(home=home, path=directory)
+    return report, backup_prune(directory=directory, keep=config_get().backup.keep)
+
+
+def _outcome_record(home: Path, record: dict[str, Any]) -> None:
+    path = home / LAST_BACKUP
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(json.dumps(record, indent=2))
+        os.replace(tmp, path)
+    except OSError:  # a full disk: the backup's own error says it already
+        tmp.unlink(missing_ok=True)
+
+
+def _backup_write(*, home: Path, path: Path | None, now: datetime | None) -> BackupReport:
     if connection.in_atomic_block:
         raise Refused("A backup takes a snapshot of its own: not inside a transaction.")
     started = time.monotonic()

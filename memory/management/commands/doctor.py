@@ -1,0 +1,68 @@
+"""`cortex doctor [--json]`: what runs, the database's size, what waits, the nightly jobs,
+the hooks; each problem with the one command that fixes it (exit status 1 when there is one).
+The console's dashboard shows the same report (memory.selectors.doctor.doctor_report)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import CommandParser
+
+from memory.management.base import DomainCommand
+from memory.selectors.doctor import DoctorReport, Finding, doctor_report
+
+
+def _size(count: int | None) -> str:
+    if count is None:
+        return "unknown (this role may not list it)"
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if count < 1024 or unit == "GiB":
+            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
+        count /= 1024  # type: ignore[assignment]
+    return str(count)
+
+
+class Command(DomainCommand):
+    help = ("Check this Cortex: what runs (web, workers, beat, NATS), the database's size by "
+            "table and its write-ahead log, the observations and vectors waiting, the queues, "
+            "the last sleep cycle and backup, the hooks' last outcome. Each problem comes with "
+            "the one command that fixes it; the exit status is 1 when there is one.")
+    examples = ("cortex doctor", "cortex doctor --json")
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--json", action="store_true", help="the report as JSON")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        report = doctor_report(home=settings.CORTEX_HOME)
+        if options["json"]:
+            self.stdout.write(json.dumps(report.as_dict(), indent=2))
+        else:
+            self._print(report)
+        if report.problems:
+            raise SystemExit(1)
+
+    def _print(self, report: DoctorReport) -> None:
+        out = self.stdout.write
+        self._section("what runs", report.processes)
+        db = report.database
+        out(f"\ndatabase: {_size(db['bytes'])}, write-ahead log {_size(db['wal_bytes'])}")
+        for table in db["tables"]:
+            out(f"  {table['table']:<40} {_size(table['bytes']):>12}")
+        self._section("waiting", report.waiting)
+        self._section("nightly", report.nightly)
+        self._section("hooks", report.hooks)
+        problems = report.problems
+        if not problems:
+            out("\nno problem found")
+            return
+        out(f"\n{len(problems)} problem(s):")
+        for problem in problems:
+            out(f"  {problem.name}: {problem.says}\n    fix: {problem.fix}")
+
+    def _section(self, title: str, findings: list[Finding]) -> None:
+        self.stdout.write(f"\n{title}:")
+        for finding in findings:
+            mark = "ok " if finding.ok else "!! "
+            self.stdout.write(f"  {mark}{finding.name:<22} {finding.says}")
