@@ -91,7 +91,7 @@ def filled() -> str:
 
 def _writing_during(action: Any) -> Any:
     """`action()` while another connection appends events, one after another."""
-    stop, written = threading.Event(), []
+    stop, written = threading.Event(), list[int]()
 
     def write() -> None:
         try:

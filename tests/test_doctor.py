@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -103,22 +104,22 @@ def test_what_runs_under_cortex_up_is_seen(tmp_path: Path) -> None:
                           start_new_session=True)
     try:
         deadline = time.monotonic() + 180
-        report: dict[str, object] = {}
+        report: dict[str, Any] = {}
         while time.monotonic() < deadline:
             assert up.poll() is None, "cortex up exited"
             done = subprocess.run([CORTEX, "doctor", "--json"], env=env, capture_output=True,
                                   text=True, timeout=120)
             report = json.loads(done.stdout)
-            running = {f["name"]: f["ok"] for f in report["processes"]}  # type: ignore[index]
+            running = {f["name"]: f["ok"] for f in report["processes"]}
             if all(running.get(n) for n in ("cortex up", "web", "worker default",
                                             "worker long", "beat", "workers")):
                 break
             time.sleep(2)
-        running = {f["name"]: f for f in report["processes"]}  # type: ignore[index]
+        running = {f["name"]: f for f in report["processes"]}
         for name in ("cortex up", "web", "worker default", "worker long", "beat", "workers"):
             assert running[name]["ok"], (name, running)
         assert "default" in running["workers"]["says"] and "long" in running["workers"]["says"]
-        assert not [p for p in report["problems"] if p["fix"] == "cortex up"]  # type: ignore[attr-defined]
+        assert not [p for p in report["problems"] if p["fix"] == "cortex up"]
     finally:
         os.killpg(up.pid, signal.SIGINT)
         up.wait(timeout=60)
