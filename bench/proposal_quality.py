@@ -263,8 +263,13 @@ def _detect(now: datetime) -> None:
         state = states.get((draft.repository.pk, draft.pattern_key,
                             draft_content_hash(draft, diff)), "-")
         lines = [f"    [{state}] {draft.title}", f"      let through by: {draft.admitted_by}"]
-        lines += [f"      + {item.line}" for item in draft.items
-                  if draft.diff_type != "allowlist" or len(draft.items) <= 12]
+        if draft.diff_type == "allowlist":
+            lines.append("      + " + ", ".join(f"{i.key} ({i.evidence['sessions']})"
+                                                for i in draft.items))
+        else:
+            lines += [f"      + {item.line}" for item in draft.items]
+        if draft.diff_type == "skill":
+            lines += [f"      | {line}" for line in draft.after.splitlines()[2:14]]
         by_place[(draft.detector, draft.repository.name)].append("\n".join(lines))
     print(f"  detection as of {now:%Y-%m-%d %H:%M}: {len(report.drafts)} drafts, "
           f"{dict(report.outcomes)}, in {elapsed:.1f} s")

@@ -129,3 +129,22 @@ def test_the_operator_registers_a_repository(repo: Repo) -> None:
     assert bad.status_code == 200 and not TargetRepository.objects.exists()
     assert client.post(url, form).status_code == 302
     assert TargetRepository.objects.get().path == str(repo.clone)
+
+
+@pytest.mark.django_db
+def test_the_operator_drops_rules_on_the_page_then_approves(target: TargetRepository) -> None:
+    client = _client(csrf=True)
+    proposal = detected_grants("Bash(npm test:*)", "Bash(ls:*)", "Bash(git status:*)")
+    page_url = reverse("admin:actuation_proposal_change", args=[proposal.pk])
+    html = client.get(page_url).content.decode()
+    assert 'name="drop" value="Bash(ls:*)"' in html and 'id="cortex-approve-kept"' in html
+    token = _token(client, page_url)
+    url = reverse("admin:actuation_proposal_approve", args=[proposal.pk])
+    assert client.post(url, {"drop": ["Bash(ls:*)"]}).status_code == 403  # no CSRF token
+    client.post(url, {"csrfmiddlewaretoken": token, "drop": ["Bash(ls:*)", "Bash(npm test:*)"]})
+    proposal.refresh_from_db()
+    assert proposal.state == "approved"
+    assert '"Bash(ls:*)"' not in proposal.diff and '"Bash(git status:*)"' in proposal.diff
+    assert set(proposal.items.filter(dropped=True).values_list("key", flat=True)) == {
+        "Bash(ls:*)", "Bash(npm test:*)"}
+    assert "dropped: never proposed again" in client.get(page_url).content.decode()

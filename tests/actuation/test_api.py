@@ -83,3 +83,20 @@ def test_an_agent_with_the_operator_scope_may_read_but_not_decide(
     assert agent.get("/api/proposals/").status_code == 200
     refused = agent.post(f"/api/proposals/{proposal.pk}/approve/")
     assert refused.status_code == 409 and refused.json()["error"]["code"] == "not_an_operator"
+
+
+@pytest.mark.django_db
+def test_approve_with_rules_dropped(target: TargetRepository) -> None:
+    client = _operator_client()
+    proposal = detected_grants("Bash(npm test:*)", "Bash(ls:*)")
+    assert {i["key"] for i in client.get("/api/proposals/").json()[0]["items"]} == {
+        "Bash(npm test:*)", "Bash(ls:*)"}
+    unknown = client.post(f"/api/proposals/{proposal.pk}/approve/", {"drop": ["Bash(rm:*)"]},
+                          format="json")
+    assert unknown.status_code == 400 and unknown.json()["error"]["fields"] == {
+        "drop": "unknown item"}
+    answer = client.post(f"/api/proposals/{proposal.pk}/approve/", {"drop": ["Bash(ls:*)"]},
+                         format="json")
+    assert answer.status_code == 200 and answer.json()["state"] == "approved"
+    assert [i["key"] for i in answer.json()["items"] if i["dropped"]] == ["Bash(ls:*)"]
+    assert "Bash(ls:*)" not in answer.json()["diff"]

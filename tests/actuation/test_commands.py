@@ -62,3 +62,16 @@ def test_list_show_approve_reject(target: TargetRepository) -> None:
     with pytest.raises(CommandError, match="cannot be approved"):
         _run("approve", str(second.pk))
     assert MemoryEvent.objects.filter(source="operator:alice", type="decision").count() == 2
+
+
+@pytest.mark.django_db
+def test_show_lists_the_items_and_approve_drops_some(target: TargetRepository) -> None:
+    operator("alice")
+    proposal = detected_grants("Bash(npm test:*)", "Bash(ls:*)")
+    shown = _run("show", str(proposal.pk))
+    assert "Bash(ls:*): 3 sessions, last 2026-03-0" in shown
+    assert "Bash(npm test:*): 3 sessions" in shown
+    with mock.patch.object(proposal_services, "task_enqueue"):
+        _run("approve", str(proposal.pk), "--by", "alice", "--drop", "Bash(ls:*)")
+    proposal.refresh_from_db()
+    assert proposal.state == "approved" and "Bash(ls:*)" not in proposal.diff
