@@ -35,6 +35,7 @@ from insight.analyzers.rule_context import (
     rejections,
     said_with_interrupt,
 )
+from insight.analyzers.rules import Rule, said_words
 from insight.analyzers.sentiment import sentiment_of
 from insight.analyzers.text import excerpt, reading_order, sentences
 from insight.lexicons import ClaimPattern, Lexicon, lexicon
@@ -61,6 +62,11 @@ class Claim:
     alternative: str
     scope: str
     sentence: str
+    # What to do instead of a negative rule, said in the same sentence: "use httpx" in
+    # "n'utilise jamais requests, utilise httpx".
+    instead: str = ""
+    # The whole sentence the clause is part of (what the operator's words are quoted from).
+    whole: str = ""
 
     @property
     def text(self) -> str:
@@ -139,7 +145,7 @@ def _elliptic(first: Claim, language: str) -> list[Claim]:
                     else "negative")
         claims.append(Claim(kind=first.kind, polarity=polarity, modality=first.modality,
                             verb=first.verb, subject=subject, alternative="", scope="",
-                            sentence=first.sentence))
+                            sentence=first.sentence, whole=first.whole))
     return claims
 
 
@@ -150,7 +156,26 @@ def _replacing(first: Claim) -> list[Claim]:
         return []
     return [Claim(kind=first.kind, polarity="negative", modality=first.modality,
                   verb=first.verb, subject=first.alternative, alternative="", scope="",
-                  sentence=first.sentence)]
+                  sentence=first.sentence, whole=first.whole)]
+
+
+# The clauses after a rule's own: where what to do instead is said.
+_LATER_CLAUSES = re.compile(r"\s*[,;:]\s*|\s+(?:but|mais|instead|plutôt)\s+")
+
+
+def _with_instead(first: Claim, lex: Lexicon) -> Claim:
+    """A negative instruction with what the same sentence says to do instead ("never use
+    requests, use httpx"; "jamais pip ici : utilise toujours uv")."""
+    if first.kind != "instruction" or first.polarity != "negative":
+        return first
+    positive = [p for p in (*lex.corrective_claims, *lex.claims)
+                if p.kind == "instruction" and p.polarity == "positive"]
+    for part in _LATER_CLAUSES.split(first.sentence)[1:]:
+        for pattern in positive:
+            for other in _claim(part.strip(" ."), pattern, lex):
+                if other.subject.casefold() != first.subject.casefold():
+                    return dataclasses.replace(first, instead=other.text)
+    return first
 
 
 def _sentence_claims(sentence: str, lex: Lexicon, *, corrective: bool) -> list[Claim]:
@@ -158,7 +183,7 @@ def _sentence_claims(sentence: str, lex: Lexicon, *, corrective: bool) -> list[C
     for clause in (sentence, *_CLAUSES.split(sentence)[1:], *_LEAD_IN.split(sentence, 1)[1:]):
         for pattern in patterns:
             if claims := _claim(clause.strip(), pattern, lex):
-                return claims
+                return [dataclasses.replace(claim, whole=sentence) for claim in claims]
     return []
 
 
@@ -171,6 +196,7 @@ def claims_in(text: str, language: str, *, corrective: bool = False) -> list[Cla
     found = []
     for sentence in sentences(text):
         for claim in _sentence_claims(sentence, lex, corrective=corrective):
+            claim = _with_instead(claim, lex)
             found.extend([claim, *_elliptic(claim, language), *_replacing(claim)])
     return found
 
@@ -184,19 +210,51 @@ def claims_and_language(text: str, *, corrective: bool = False) -> tuple[list[Cl
     return [], languages[0]
 
 
-def _observe(event: Event, claim: Claim, language: str, *, source: str = "prompt",
+def rule_of(claim: Claim, *, language: str, project: str) -> Rule:
+    """The claim as a rule said in `project`."""
+    return Rule(kind=claim.kind, polarity=claim.polarity, modality=claim.modality,
+                action=claim.text, alternative=claim.instead,
+                replaces=claim.alternative if claim.polarity == "positive" else "",
+                scope=applies_to(claim.sentence, lexicon(language), project=project,
+                                 kind=claim.kind),
+                qualifier=claim.scope)
+
+
+def rules_read(*, text: str, language: str = "", project: str = "p") -> list[Rule]:
+    """Every rule the text states, read in `language` (or the one it reads as), as if said
+    in `project` (only whether there is one matters)."""
+    if language:
+        claims = claims_in(text, language)
+    else:
+        claims, language = claims_and_language(text)
+    return [rule_of(claim, language=language, project=project) for claim in claims]
+
+
+def rule_read(*, text: str, language: str = "") -> Rule | None:
+    """The first rule a text states, or None: "N'utilise jamais requests, utilise httpx" is
+    Rule(negative, action "use requests", alternative "use httpx", scope project), named
+    "never use requests"."""
+    found = rules_read(text=text, language=language)
+    return found[0] if found else None
+
+
+def _observe(event: Event, claim: Claim, language: str, *, said: str, source: str = "prompt",
              key: str = "") -> ObservationDraft:
     agent = base_agent(event)
     instruction = claim.kind == "instruction"
     sentiment, score = sentiment_of(claim.sentence, language)
     project = project_of(event).name
+    rule = rule_of(claim, language=language, project=project)
     body = {"claim": claim.text, "subject": claim.subject, "polarity": claim.polarity,
             "modality": claim.modality, "verb": claim.verb, "text": excerpt(claim.sentence, 300),
+            "rule": rule.name,
+            "said": excerpt(said_words(said, claim.whole or claim.sentence), 300),
             "language": language, "source": source, "project": project,
-            "applies_to": applies_to(claim.sentence, lexicon(language), project=project,
-                                     kind=claim.kind)}
+            "applies_to": rule.scope}
     if claim.alternative:
         body["alternative"] = claim.alternative
+    if claim.instead:
+        body["instead"] = claim.instead
     if claim.scope:
         body["scope"] = claim.scope
     if instruction:
@@ -220,9 +278,9 @@ def _from_rejections(event: Event, calls: dict[str, Any]) -> list[ObservationDra
     for rejection in rejections(event, calls):
         claims, language = claims_and_language(rejection.reason, corrective=True)
         for claim in claims:
-            for said in _instead_of(claim, rejection.replaced):
-                drafts.append(_observe(event, said, language, source="rejection",
-                                       key=f"{rejection.tool_use_id}:"))
+            for rule in _instead_of(claim, rejection.replaced):
+                drafts.append(_observe(event, rule, language, said=rejection.reason,
+                                       source="rejection", key=f"{rejection.tool_use_id}:"))
     return drafts
 
 
@@ -245,13 +303,15 @@ def analyze(events: Sequence[Event]) -> list[ObservationDraft]:
             drafts.extend(_from_rejections(event, calls))
         elif subtype == "user.interrupt" and (said := said_with_interrupt(event)):
             claims, language = claims_and_language(said, corrective=True)
-            drafts.extend(_observe(event, claim, language, source="correction")
+            drafts.extend(_observe(event, claim, language, said=said, source="correction")
                           for claim in claims)
         elif is_operator_prompt(event):
             corrective = is_corrective(event, after_refusal)
-            claims, language = claims_and_language(message_text(event), corrective=corrective)
+            text = message_text(event)
+            claims, language = claims_and_language(text, corrective=corrective)
             source = "correction" if corrective else "prompt"
-            drafts.extend(_observe(event, claim, language, source=source) for claim in claims)
+            drafts.extend(_observe(event, claim, language, said=text, source=source)
+                          for claim in claims)
     return drafts
 
 

@@ -7,7 +7,7 @@
   that starts by correcting the agent ("no, use httpx"): there a bare "use X" is a rule too.
 
 And where a rule holds: in the project it was said in, unless it says otherwise ("in all
-projects", "partout")."""
+projects", "partout"); "in this project", "ici" binds it to that project alone."""
 
 from __future__ import annotations
 
@@ -86,9 +86,15 @@ def rejections(event: Event, calls: Mapping[str, Mapping[str, Any]]) -> list[Rej
     return found
 
 
+GLOBAL, PROJECT, THIS_PROJECT = "global", "project", "this_project"
+
+
 def applies_to(sentence: str, lex: Lexicon, *, project: str, kind: str) -> str:
-    """`global` or `project`: an instruction holds in its project, a preference is the
-    operator's everywhere, unless the sentence says where."""
+    """Where a rule holds: `global` (said for every project, or a preference), `project`
+    (an instruction holds in its project) or `this_project` (the sentence says so: "in this
+    project", "ici": the session's project and only it, even when said again elsewhere)."""
     if any(word in sentence for word in lex.global_words) or not project:
-        return "global"
-    return "project" if kind == "instruction" else "global"
+        return GLOBAL
+    if lex.here_words.search(sentence):
+        return THIS_PROJECT
+    return PROJECT if kind == "instruction" else GLOBAL

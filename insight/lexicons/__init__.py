@@ -45,6 +45,8 @@ class Lexicon:
     # Read only where the text corrects the agent (a rejection's reason, after an interrupt).
     corrective_claims: tuple[ClaimPattern, ...]
     global_words: tuple[str, ...]
+    # "in this project", "ici": the rule holds in the session's project, and there only.
+    here_words: re.Pattern[str]
     modalities: dict[str, str]
     verbs: dict[str, str]
     clause_break: re.Pattern[str]
@@ -94,6 +96,7 @@ def _build(raw: dict[str, Any]) -> Lexicon:
         claims=_claims(claims),
         corrective_claims=_claims(claims["corrective"]),
         global_words=tuple(claims["global_words"]),
+        here_words=re.compile(rf"(?<!\w)(?:{_alternation(claims['here_words'])})(?!\w)"),
         modalities=dict(claims.get("modalities", {})),
         verbs=dict(claims["verbs"]),
         clause_break=re.compile("|".join(claims["clause_breaks"])),

@@ -11,7 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from memory.compiled.text import clean, day, escaped, quoted
+from memory.compiled.text import clean, day, quoted
+from memory.retain.extraction import GLOBAL, HERE, scope_projects, scope_split
+from memory.retain.text import polarity as words_polarity
 
 FENCE_OPEN = '<cortex-context kind="reference-data">'
 FENCE_CLOSE = "</cortex-context>"
@@ -24,12 +26,24 @@ NAME_CHARS = 120
 
 
 @dataclass(frozen=True)
+class Said:
+    """The operator's own words that stated a rule: when, in which project, and what to do
+    instead of a negative rule."""
+
+    words: str
+    on: datetime
+    project: str = ""
+    instead: str = ""
+
+
+@dataclass(frozen=True)
 class ClaimLine:
     claim: str
     polarity: int
     contested: bool
     by_operator: bool
     scope: str = ""
+    said: Said | None = None
 
 
 @dataclass(frozen=True)
@@ -69,17 +83,52 @@ def _quoted(text: str, limit: int) -> str:
     return quoted(head, limit=limit)
 
 
+def scope_words(scope: str) -> str:
+    """Where a claim holds, in words: `in billing-api`, `in cortex, data-pipeline`, `in every
+    project`, then what the sentence narrowed it to (`in the integration tests`)."""
+    if not scope:
+        return ""
+    where, qualifier = scope_split(scope)
+    projects = scope_projects(scope)
+    place = f"in {', '.join(projects)}" if projects else \
+        "in every project" if where == GLOBAL else where
+    narrowed = [q for q in qualifier.split("; ") if q and q != HERE]
+    return clean(" ".join([place, *narrowed]), limit=120)
+
+
+def _negation(line: ClaimLine) -> str:
+    """A negated claim whose own words do not say so ("X is reliable", held not so)."""
+    return "" if line.polarity > 0 or words_polarity(line.claim) < 0 else "not so: "
+
+
+def _rule(line: ClaimLine, quote_chars: int) -> str:
+    """An operator's rule: their words, with the day and the project, then the rule they
+    state, what to do instead and where it holds."""
+    said = line.said
+    assert said is not None
+    where = f" in {clean(said.project, limit=60)}" if said.project else ""
+    parts = [f"rule {quoted(line.claim, limit=quote_chars)}"]
+    if said.instead:
+        parts.append(f"instead {quoted(said.instead, limit=quote_chars)}")
+    if holds := scope_words(line.scope):
+        parts.append(f"holds {holds}")
+    contested = " [contested: awaits review]" if line.contested else ""
+    return (f"- the operator said on {day(said.on)}{where}: {_quoted(said.words, quote_chars)}"
+            f"\n  {'; '.join(parts)}{contested}")
+
+
 def _claim(line: ClaimLine, quote_chars: int) -> str:
+    if line.by_operator and line.said is not None:
+        return _rule(line, quote_chars)
     said = "the operator said" if line.by_operator else "observed"
     text = _quoted(line.claim, quote_chars)
-    negated = "" if line.polarity > 0 else " (negated: not so)"
-    scope = f" [scope: {escaped(line.scope, limit=60)}]" if line.scope else ""
+    scope = f" ({holds})" if (holds := scope_words(line.scope)) else ""
     contested = " [contested: awaits review]" if line.contested else ""
-    return f"- {said}: {text}{negated}{scope}{contested}"
+    return f"- {said}: {_negation(line)}{text}{scope}{contested}"
 
 
 def _memory(line: MemoryLine, quote_chars: int) -> str:
-    who = escaped(line.source, limit=60)
+    who = quoted(line.source, limit=60)
     text = _quoted(line.text, quote_chars)
     return f"- memory stored by {who} on {day(line.occurred_at)}: {text}"
 
@@ -102,7 +151,7 @@ def line_render(data: EntityBlockData) -> str:
 
 def block_render(data: EntityBlockData, *, quote_chars: int, short: bool = False) -> str:
     """One entity's block; `short` keeps the title and its first claim or memory only."""
-    lines = [f"### {escaped(data.name, limit=NAME_CHARS)} (`{data.key}`, {_strength(data)})"]
+    lines = [f"### {quoted(data.name, limit=NAME_CHARS)} (`{data.key}`, {_strength(data)})"]
     if data.summary and not short:
         lines.append(data.summary)
     claims, memories = data.claims, data.memories

@@ -152,12 +152,88 @@ def id_shaped(slug: str) -> bool:
     return bool(_ID_TOKENS.search(slug.casefold()))
 
 
+# A fact's scope: "" (unscoped), `global` or `project:<a>[, project:<b>...]`, then what the
+# sentence narrowed it to in parentheses (`project:cortex (in the integration tests)`). A
+# rule said "in this project" carries HERE among its qualifiers: it holds in the projects it
+# was said in, and only there.
+GLOBAL = "global"
+PROJECT_PREFIX = "project:"
+HERE = "in this project"
+_PROJECTS_JOIN = ", "
+_QUALIFIERS_JOIN = "; "
+SCOPE_CHARS = 300
+
+
+def scope_split(scope: str) -> tuple[str, str]:
+    """(`where`, qualifier): `project:cortex (in the tests)` -> (`project:cortex`, `in the
+    tests`)."""
+    where, _, rest = scope.partition(" (")
+    return where, rest[:-1] if rest.endswith(")") else rest
+
+
+def scope_projects(scope: str) -> tuple[str, ...]:
+    """The projects a scope names (none for `global` or no scope)."""
+    where, _ = scope_split(scope)
+    if not where.startswith(PROJECT_PREFIX):
+        return ()
+    return tuple(part.removeprefix(PROJECT_PREFIX) for part in where.split(_PROJECTS_JOIN))
+
+
+def scope_of(*, projects: tuple[str, ...] = (), qualifiers: tuple[str, ...] = ()) -> str:
+    """The scope string of these projects (none: global) and qualifiers."""
+    where = _PROJECTS_JOIN.join(f"{PROJECT_PREFIX}{p}" for p in projects) if projects \
+        else GLOBAL
+    said = _QUALIFIERS_JOIN.join(q for q in qualifiers if q)
+    return f"{where} ({said})" if said else where
+
+
+def scope_here(scope: str) -> bool:
+    """Whether the rule was said for the project it was said in, and it alone."""
+    return HERE in scope_split(scope)[1].split(_QUALIFIERS_JOIN)
+
+
+def scope_holds_in(scope: str, project: str) -> bool:
+    """Whether a claim of this scope holds in `project` (an unscoped claim holds anywhere)."""
+    where, _ = scope_split(scope)
+    return not scope or where == GLOBAL or project in scope_projects(scope)
+
+
+def scopes_meet(left: str, right: str) -> bool:
+    """Whether two claims hold in one place, so that opposite ones contradict each other:
+    unscoped claims meet everything, two global ones meet, two project ones when a project
+    is in both. A project's rule beside a global one is that project's exception, and a rule
+    of one project says nothing of another's."""
+    if not left or not right:
+        return True
+    left_where, right_where = scope_split(left)[0], scope_split(right)[0]
+    if GLOBAL in (left_where, right_where):
+        return left_where == right_where
+    return bool(set(scope_projects(left)) & set(scope_projects(right)))
+
+
 def scope_widened(held: str, said: str) -> str:
     """The scope of a claim held as `held` and said again as `said`: the same where (the
-    same project, or global) keeps it; a claim said in two projects holds everywhere."""
-    if not held or not said or held.split(" (", 1)[0] == said.split(" (", 1)[0]:
+    same project, or global) keeps it; said for every project it holds everywhere; a claim
+    said in two projects holds everywhere, unless it was said for "this project": then it
+    holds in each project it was said in, and only there."""
+    if not held or not said:
         return held
-    return "global"
+    held_where, said_where = scope_split(held)[0], scope_split(said)[0]
+    if held_where == said_where:
+        if scope_here(said) and not scope_here(held):
+            where, qualifier = scope_split(held)
+            return scope_of(projects=scope_projects(held), qualifiers=(qualifier, HERE))
+        return held
+    if GLOBAL in (held_where, said_where):
+        return GLOBAL
+    if not (scope_here(held) or scope_here(said)):
+        return GLOBAL
+    projects = tuple(dict.fromkeys((*scope_projects(held), *scope_projects(said))))
+    qualifiers = scope_split(held)[1].split(_QUALIFIERS_JOIN)
+    if HERE not in qualifiers:
+        qualifiers.append(HERE)
+    widened = scope_of(projects=projects, qualifiers=tuple(qualifiers))
+    return widened if len(widened) <= SCOPE_CHARS else held
 
 
 def split_key(key: str) -> tuple[str, str]:

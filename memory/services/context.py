@@ -1,8 +1,10 @@
 """Context assembly (docs/context.md): for an agent, a project and a query, the pinned
 entities first, then the project's standing instructions and known pitfalls, then the most
-relevant ones, all at or above the injection threshold, packed into a token budget, fenced as
-reference data; a session is not given the same unchanged entity twice; every injected entity
-the query found (or pinned) is reinforced once."""
+relevant ones (what the query recalls within the project first; never another project's
+rules, files or pitfalls; nothing for a project never seen), all at or above the injection
+threshold, packed into a token budget, fenced as reference data; a session is not given the
+same unchanged entity twice; every injected entity the query found (or pinned) is reinforced
+once."""
 
 from __future__ import annotations
 
@@ -31,9 +33,11 @@ from memory.models import ContextInjection
 from memory.selectors.context import (
     EntityNow,
     context_blocks_data,
+    context_foreign_ids,
     context_ledger,
     context_pinned_ids,
     context_pitfall_ids,
+    context_project_known,
     context_standing_ids,
 )
 from memory.selectors.recall import RecallFilters
@@ -96,8 +100,9 @@ def _candidates(*, query: str, project: str, section: ContextSection, now: datet
                 ) -> tuple[list[int], dict[int, EntityNow], dict[int, list[int]]]:
     """Relevant entities, best first: the query's recall, and with a project the recall
     restricted to it first (its own things before the rest); each as the recall read it
-    (at `now`, as the blocks want it); and the memories that matched it."""
-    if not query.strip():
+    (at `now`, as the blocks want it); and the memories that matched it. A project Cortex
+    has never seen has nothing relevant of its own, and every other project's is not its."""
+    if not query.strip() or (project and not context_project_known(project=project)):
         return [], {}, {}
     ranked: list[int] = []
     known: dict[int, EntityNow] = {}
@@ -149,10 +154,13 @@ def context_assemble(
     found, known, matched = _candidates(query=query, project=project, section=section,
                                         now=now, config=config)
     relevant = _new(found, pinned + standing + pitfalls)
+    if project:  # another project's rules, files and pitfalls are not this one's
+        foreign = context_foreign_ids(project=project, entity_ids=relevant)
+        relevant = [i for i in relevant if i not in foreign]
     data = context_blocks_data(entity_ids=[*pinned, *standing, *pitfalls, *relevant], now=now,
                                config=config, facts_per_entity=section.facts_per_entity,
                                memories_per_entity=section.memories_per_entity, known=known,
-                               matched_memories=matched)
+                               matched_memories=matched, project=project)
     for i in standing:  # its ties (the agent it governs, the operator who said it) add nothing
         if i in data:
             data[i] = dataclasses.replace(data[i], summary="")

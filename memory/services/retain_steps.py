@@ -25,6 +25,7 @@ from memory.retain.extraction import (
     FactSpec,
     ObservationView,
     scope_widened,
+    scopes_meet,
 )
 from memory.retain.fit import FitParts, actor_credit, pair_prior, route_of, schema_fit
 from memory.retain.text import claim_lemmas, content_lemmas, jaccard, normalize
@@ -390,6 +391,8 @@ class ObservationStep:
         threshold = self.config.retain.conflict_jaccard
         for other in list(self.cache.facts_of(node).values()):
             if other is new or other.polarity == new.polarity or other.status not in LIVE_FACTS:
+                continue
+            if not scopes_meet(other.scope, new.scope):  # each holds in its own project
                 continue
             overlap = jaccard(new.lemmas, other.lemmas)
             if overlap >= threshold:

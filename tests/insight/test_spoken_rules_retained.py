@@ -69,14 +69,14 @@ def test_a_french_rejection_contradicts_an_english_rule_and_conflict_detection_s
     assert Conflict.objects.filter(entity=npm).count() == 1
 
 
-def test_rules_said_in_two_projects_keep_their_scopes_and_the_review_decides() -> None:
+def test_opposite_rules_said_in_two_projects_keep_their_scopes_and_are_no_conflict() -> None:
     _retain(_in("billing", f.prompt("Always use npm.")), _in("web", f.prompt("Never use npm.")),
             _in("web", f.prompt("Always use pnpm in all projects.")))
     npm = Entity.objects.get(key="agent:claude-code:instruction:use-npm")
     assert sorted(npm.facts.values_list("scope", flat=True)) == ["project:billing",
                                                                   "project:web"]
-    # Both may hold, each in its project: the reviewer can keep both (scoped).
-    assert Conflict.objects.filter(entity=npm).count() == 1
+    # Each holds in its own project: nothing contradicts anything (issue 25).
+    assert Conflict.objects.filter(entity=npm).count() == 0
     assert _facts()["agent:claude-code:instruction:use-pnpm"] == (1, "global (in all projects)")
 
 

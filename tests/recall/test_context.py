@@ -56,7 +56,8 @@ def test_pinned_first_then_relevant_and_never_a_faded_entity(graph: dict[str, En
     assert graph["faded"].key not in keys  # relevant, but under the injection threshold
     context = str(result["context"])
     assert context.startswith(FENCE_OPEN) and context.rstrip().endswith(FENCE_CLOSE)
-    assert "the operator said: `never use lodash in this repository` (negated" in context
+    # the claim's own words carry its polarity: no "(negated: not so)" after them
+    assert "- the operator said: `never use lodash in this repository`\n" in context
 
 
 def test_the_budget_is_respected_and_what_does_not_fit_is_reported(

@@ -35,7 +35,8 @@ def _instruction(claim: str, *, project: str, applies_to: str, session: str) -> 
 
 
 def _rule(claim: str) -> Entity:
-    return Fact.objects.get(claim=claim).entity
+    # a negative rule's claim carries its polarity: "never use lodash"
+    return Fact.objects.get(claim=f"never {claim}").entity
 
 
 def _sections(project: str, query: str = "how do I center a div?",
@@ -62,7 +63,7 @@ def rules() -> dict[str, Entity]:
 
 def test_the_standing_instructions_of_the_project_and_of_every_project_come_first(
         rules: dict[str, Entity]) -> None:
-    assert Fact.objects.get(claim="use lodash").scope == "project:shop"
+    assert Fact.objects.get(claim="never use lodash").scope == "project:shop"
     sections = _sections("shop")
     # the project's own first, then the one said for every project; not the blog's own
     assert sections["Standing instructions"] == [rules["use lodash"].key,

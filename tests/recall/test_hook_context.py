@@ -19,6 +19,7 @@ from memory.context.render import FENCE_CLOSE, FENCE_OPEN
 from memory.models import Entity
 from memory.services.agents import agent_create
 from memory.services.taxonomy import taxonomy_sync
+from tests.actuation import graphs
 from tests.recall.test_recall import _entity, _fact
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -53,6 +54,9 @@ def graph() -> dict[str, Entity]:
     Entity.objects.filter(pk=rule.pk).update(pinned=True)
     pool = _entity("world:artifact", "connection-pool", "database connection pool")
     _fact(pool, "the connection pool holds at most twenty connections")
+    # a project Cortex has seen: one never seen gets the pinned and global rules only
+    graphs.event(session="earlier", project="shop-api", cwd="/home/op/code/shop-api",
+                 at=graphs.T0)
     return {"rule": rule, "pool": pool}
 
 
