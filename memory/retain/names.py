@@ -4,9 +4,15 @@ Petrov" (cosine 0.94); a person-like namespace also asks the names to agree toke
 Two names agree when the shorter has at least two tokens (or both have the same tokens) and
 each of its tokens matches a distinct token of the other: equal, or an initial ("A." for
 "Anya"). Order does not matter ("Petrova, Anya"), accents and punctuation neither.
+
+A first name alone ("Anya") is not such a name: the Retain Job resolves it to the one person
+of that first name it knows ("Anya Petrova"), and to no one when it knows none or several
+(`given_name`, `first_name_of`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from memory.retain.text import normalize
 
@@ -40,3 +46,30 @@ def names_agree(left: str, right: str) -> bool:
         pool.remove(match)
     # Initials alone never make a match: at least one full token must be shared.
     return any(len(token) > 1 and token in long for token in short)
+
+
+def given_name(name: str) -> str:
+    """The normalized first name a name is, when it is one word alone ("Anya" -> "anya"); ""
+    for a longer name, an initial or anything not a word."""
+    tokens = _tokens(name)
+    if len(tokens) != 1 or len(tokens[0]) < 2 or not tokens[0].isalpha():
+        return ""
+    return tokens[0]
+
+
+def first_name_of(normalized: str) -> str:
+    """The first word of a normalized name of two words or more ("anya petrova" -> "anya"),
+    the first name it answers to alone; "" otherwise."""
+    tokens = normalized.split()
+    return tokens[0] if len(tokens) >= 2 and len(tokens[0]) >= 2 else ""
+
+
+def namespace_matches(namespace: str, patterns: Iterable[str]) -> bool:
+    """Whether a namespace path is one of `patterns` (or under one; `*` is any one part)."""
+    parts = namespace.split(":")
+    for pattern in patterns:
+        segments = pattern.split(":")
+        if len(parts) >= len(segments) and all(
+                s in ("*", p) for s, p in zip(segments, parts, strict=False)):
+            return True
+    return False

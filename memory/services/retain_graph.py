@@ -15,7 +15,9 @@ from typing import Any
 
 import orjson
 
+from memory.config import config_get
 from memory.models import Fact, Namespace, PairFamiliarity
+from memory.retain.names import first_name_of, given_name, namespace_matches
 from memory.retain.text import normalize
 from memory.selectors.sql import sql_rows
 from memory.services.retain_sql import json_param, json_rows
@@ -96,6 +98,10 @@ class GraphCache:
         self.pairs: dict[tuple[str, str], int] = {}
         self.pair_increments: dict[tuple[str, str], int] = defaultdict(int)
         self.facts: dict[str, dict[tuple[str, int], FactRow]] = {}
+        # (person-like namespace, first name) -> the keys of the names it starts
+        self.first_names: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self.first_names_checked: set[tuple[str, str]] = set()
+        self.person_like = config_get().retain.dedup.person_like
 
     # -- loading ---------------------------------------------------------------------------
 
@@ -165,6 +171,26 @@ class GraphCache:
         self.load_entities(ids={entity_id for _, _, entity_id in found})
         for ns_id, normalized, entity_id in found:
             self.aliases[(ns_ids[ns_id], normalized)] = self.by_id[entity_id].key
+        self.load_first_names((path, given_name(name)) for path, name in wanted)
+
+    def load_first_names(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """(person-like namespace, first name) pairs -> the people whose name starts with it
+        ("anya" -> "anya petrova")."""
+        wanted = {p for p in pairs if p[1] and p not in self.first_names_checked
+                  and p[0] in self.namespaces and namespace_matches(p[0], self.person_like)}
+        self.first_names_checked |= wanted
+        if not wanted:
+            return
+        ns_ids = {self.namespaces[path].pk: path for path, _ in wanted}
+        found = sql_rows(
+            "SELECT a.namespace_id, a.normalized, a.entity_id FROM memory_entityalias a "
+            "JOIN " + json_rows("ns bigint", "name varchar") + " AS w "
+            "ON a.namespace_id = w.ns AND a.normalized LIKE w.name || ' %%'",
+            [json_param((self.namespaces[p].pk, n) for p, n in wanted)])
+        self.load_entities(ids={entity_id for _, _, entity_id in found})
+        for ns_id, normalized, entity_id in found:
+            self.first_names[(ns_ids[ns_id], first_name_of(normalized))].add(
+                self.by_id[entity_id].key)
 
     def load_vocabulary(self, wanted: Iterable[tuple[str, str]]) -> None:
         pairs = {(ns, lemma) for ns, lemma in wanted if lemma not in self.vocabulary_checked[ns]}
@@ -236,7 +262,22 @@ class GraphCache:
                 if alias_key is not None:
                     node = self.nodes[alias_key]
                     break
+            if node is None:
+                node = self._by_first_name(path, names)
         return self.survivor(node) if node is not None else None
+
+    def _by_first_name(self, path: str, names: Iterable[str]) -> Node | None:
+        """A first name alone is the one person of that first name the namespace knows; no
+        one when it knows none or several (a new entity then)."""
+        if not namespace_matches(path, self.person_like):
+            return None
+        for name in names:
+            if first := given_name(name):
+                people = {self.survivor(self.nodes[key]).key
+                          for key in self.first_names.get((path, first), ()) if key in self.nodes}
+                if len(people) == 1:
+                    return self.nodes[people.pop()]
+        return None
 
     def known_lemmas(self, namespace: str, lemmas: Iterable[str]) -> int:
         return sum(1 for lemma in lemmas if lemma in self.vocabulary[namespace])
@@ -256,6 +297,8 @@ class GraphCache:
         if normalized and (namespace, normalized) not in self.aliases:
             self.aliases[(namespace, normalized)] = key
             self.new_aliases[(namespace, normalized)] = key
+        if first := first_name_of(normalized):
+            self.first_names[(namespace, first)].add(key)
 
     def add_vocabulary(self, namespace: str, lemmas: Iterable[str]) -> None:
         for lemma in lemmas:
