@@ -1,5 +1,6 @@
 """A rich progress bar for `cortex ingest` (files, MB, events; with the stages that follow the
-raw log: observations, retained, entities; rate and time left) and its summary table."""
+raw log: observations, retained, entities, vectors; rate and time left) and its summary
+table."""
 
 from __future__ import annotations
 
@@ -94,16 +95,21 @@ class RichProgress:
             f"{self.bytes / 1e6 / raw_elapsed:,.1f} MB/s {self.events:,} ev",
             "stages": "" if tally is None else
             f" {tally.observations_created:,} obs {tally.retained:,} ret "
-            f"{tally.retained / elapsed:,.0f}/s {tally.entities_created:,} ent",
+            f"{tally.retained / elapsed:,.0f}/s {tally.entities_created:,} ent "
+            f"{tally.embedded:,} vec",
         }
         if self.raw_finished is None or tally is None:
             done, total = (self.bytes, self.total_bytes) if self.total_bytes else (
                 self.files, self.total_files)
             rate = done / raw_elapsed
-        else:
+        elif tally.retained < tally.observations_created or not tally.embedded:
             done, total = tally.retained, max(tally.observations_created, 1)
             rate = tally.retained / max(now - self.raw_finished, 1e-6)
             self.bar.update(self.task, description="retain")
+        else:  # the last stage: the vectors of the entities' names (then the memories')
+            done, total = tally.embedded, max(tally.entities_created, tally.embedded, 1)
+            rate = tally.embedded / max(now - self.raw_finished, 1e-6)
+            self.bar.update(self.task, description="vectors")
         left = (total - done) / rate if rate > 0 and total > done else 0.0
         self.bar.update(self.task, completed=done, total=max(total, 1),
                         left=f"~{left:,.0f}s left", **fields)
@@ -136,14 +142,17 @@ def summary_table(summary: IngestSummary) -> Table:
 
 
 def stages_table(tally: StageTally) -> Table:
-    table = Table(title="analysis and retain", show_header=False)
+    table = Table(title="analysis, retain and vectors", show_header=False)
     table.add_column("what")
     table.add_column("count", justify="right")
     for what, count in (("events analyzed", tally.events_analyzed),
                         ("observations created", tally.observations_created),
                         ("observations retained", tally.retained),
                         ("entities created", tally.entities_created),
-                        ("observations given up", tally.gave_up)):
+                        ("observations given up", tally.gave_up),
+                        ("entity names embedded", tally.embedded),
+                        ("entities merged by their embedding", tally.merged),
+                        ("memories embedded", tally.memories_embedded)):
         table.add_row(what, f"{count:,}")
     if tally.held_back:
         table.add_row("events held back", "by a transaction still open: run `cortex analyze` "

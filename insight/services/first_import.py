@@ -1,6 +1,8 @@
 """The stages after the raw log, run as it fills (`cortex ingest` without --raw-only): the
-analyzers read what was committed, and the Retain Job retains what the analyzers made, in
-turn, until the raw log is complete and nothing is left pending.
+analyzers read what was committed, the Retain Job retains what the analyzers made, and the
+vectors of what it created (entities' names, memories) are computed with the offline passes
+of `cortex retain` (embedding, embedding dedup), in turn, until the raw log is complete and
+nothing is left pending: `cortex analyze` and `cortex retain` then find nothing to do.
 
 Nothing here is new machinery: analysis batches (insight/services/analysis.py) and retain
 runs (memory/services/retain.py) keep their transactions, cursors, horizon and canonical
@@ -18,6 +20,11 @@ from insight.services.analysis import analysis_batch_run, analysis_held_back, an
 from insight.services.retain_hooks import analysis_horizon
 from memory.config import DecayConfig, config_get
 from memory.selectors.observations import retain_waiting
+from memory.services.embeddings import (
+    embedding_passes_run,
+    embedding_waiting,
+    entity_embed_pending,
+)
 from memory.services.locks import RetainBusy, retain_lock
 from memory.services.retain import retain_queueing_paused, retain_run
 
@@ -32,6 +39,9 @@ class StageTally:
     retained: int = 0
     entities_created: int = 0
     gave_up: int = 0
+    embedded: int = 0  # entities' names given their vector
+    merged: int = 0  # entities merged into an older one by the embedding dedup
+    memories_embedded: int = 0
     held_back: int = 0  # 1: committed events waited, unread, behind a transaction left open
 
     def as_dict(self) -> dict[str, int]:
@@ -65,6 +75,32 @@ def _retain_step(tally: StageTally, config: DecayConfig, lock_timeout: float, *,
     tally.entities_created += report.chunks.created
     tally.gave_up += report.gave_up
     return bool(report.processed or report.gave_up)
+
+
+def _embed_step(tally: StageTally, config: DecayConfig, seen: list[int]) -> bool:
+    """The names of a batch of the entities retained so far given their vector (while the
+    retain stage waits for the analysis: the embedder's time is then not on the way). Asked
+    only once the Retain Job created entities since a batch found none (`seen`: how many it
+    had created then): the question reads every entity."""
+    if tally.entities_created <= seen[0]:
+        return False
+    done = entity_embed_pending(config=config, limit=config.retain.embed_batch_size)
+    tally.embedded += done
+    if done < config.retain.embed_batch_size:
+        seen[0] = tally.entities_created
+    return bool(done)
+
+
+def _embed_rest(tally: StageTally, config: DecayConfig) -> None:
+    """The offline passes `cortex retain` runs after the Retain Job, until they find nothing:
+    every entity's and memory's vector, the embedding dedup."""
+    while True:
+        report = embedding_passes_run(config=config)
+        tally.embedded += report.embedded
+        tally.merged += report.merged
+        tally.memories_embedded += report.memories_embedded
+        if not (report.embedded or report.merged or report.memories_embedded):
+            return
 
 
 def first_import_follow(
@@ -101,13 +137,17 @@ def _follow(tally: StageTally, *, raw_done: Callable[[], bool], alive: Callable[
             retain: bool, config: DecayConfig,
             backlog: Callable[[StageTally], int] | None) -> None:
     wait_until: float | None = None  # for events an open transaction holds back, at the end
+    embedded_upto = [0]  # entities created when the vectors last caught up
     while alive():
         finished = raw_done()  # read before the round: no event can follow it
         # Retaining behind a running analysis (its own process): whole chunks only, so that
         # a chunk's fixed cost is not paid for each analysis batch; the rest once it is done.
         whole = not analyze and not finished
         if whole and backlog is not None and backlog(tally) < config.retain.chunk_size:
-            time.sleep(poll_seconds)  # not a chunk's worth yet: no statement for nothing
+            # Not a chunk's worth yet: the vectors of what was retained meanwhile.
+            if not _embed_step(tally, config, embedded_upto):
+                time.sleep(poll_seconds)
+            report(tally)
             continue
         moved = analyze and _analyze_step(tally)
         moved = (retain and _retain_step(tally, config, lock_timeout, whole_chunks=whole)) or moved
@@ -119,6 +159,9 @@ def _follow(tally: StageTally, *, raw_done: Callable[[], bool], alive: Callable[
                 held = analyze and _held_back()
                 if not held or time.monotonic() >= wait_until:
                     tally.held_back = int(held)  # `cortex analyze` reads them once it ends
+                    if retain:
+                        _embed_rest(tally, config)
+                        report(tally)
                     break
             time.sleep(poll_seconds)
 
@@ -131,8 +174,9 @@ def _held_back() -> bool:
 
 def first_import_waiting() -> bool:
     """Whether a stage has anything to do: an event some analyzer has not read (the retain
-    horizon's own question), a pending observation, or a retain attempt left behind. A few
+    horizon's own question), a pending observation, a retain attempt left behind, or a
+    vector or a dedup still to compute. A few
     indexed reads without a lock or a write: a run that read nothing new asks this before a
     round of the stages (each source's cursors locked and created, the retain lock, the
     order keys, the pending rows: ~45 statements)."""
-    return analysis_horizon() is not None or retain_waiting()
+    return analysis_horizon() is not None or retain_waiting() or embedding_waiting()

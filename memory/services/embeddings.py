@@ -15,13 +15,14 @@ import logging
 from dataclasses import dataclass
 
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from pgvector.django import CosineDistance
 
 from memory import clock
 from memory.config import DecayConfig, config_get
 from memory.models import DedupState, Entity, EntityEmbedding, EntityStatus, MergeReason
 from memory.models.embeddings import EMBEDDING_DIMENSION
+from memory.models.memories import Memory
 from memory.retain.embedders import embedder_get
 from memory.retain.names import names_agree
 from memory.services.locks import retain_lock
@@ -150,6 +151,20 @@ def entity_dedup_pending(*, config: DecayConfig | None = None) -> PassReport:
                     break
         EntityEmbedding.objects.filter(pk=row.pk).update(dedup=DedupState.DONE)
     return report
+
+
+def embedding_waiting(*, config: DecayConfig | None = None) -> bool:
+    """Whether `embedding_passes_run` has anything to do: an entity without its vector (or
+    with another model's), one waiting for the dedup, a memory without its vector. Reads
+    only: what an unchanged re-run of the first import asks."""
+    config = config or config_get()
+    model = embedder_get(config.retain.embedder).model_id
+    rows = EntityEmbedding.objects.exclude(entity__status=EntityStatus.MERGED)
+    return (Entity.objects.filter(~Exists(EntityEmbedding.objects.filter(entity=OuterRef("pk"))))
+            .exists()
+            or rows.filter(_waiting_embedding(model)).exists()
+            or EntityEmbedding.objects.filter(dedup=DedupState.PENDING).exists()
+            or Memory.objects.filter(embedded=False).exists())
 
 
 def embedding_passes_run(*, config: DecayConfig | None = None) -> PassReport:

@@ -187,7 +187,8 @@ def test_an_unchanged_rerun_finishes_what_a_run_before_left(tmp_path: Path) -> N
     assert first_import_waiting()
     assert _ingest(root)["stages"] == {**stages, "events_analyzed": 0, "observations": 0,
                                        "observations_created": 0, "retained": 1,
-                                       "entities_created": 0}
+                                       "entities_created": 0, "embedded": 0, "merged": 0,
+                                       "memories_embedded": 0}
     assert not first_import_waiting()
 
 
