@@ -275,19 +275,38 @@ Variant = tuple[str, dict[str, Any]]
 
 
 def variants(only: Sequence[str]) -> list[Variant]:
+    """The ablation: each strategy off and alone, strength off, `as_of` off, each fusion."""
     from memory.config import config_get
 
-    on = tuple(config_get().recall.strategies)  # type: ignore[union-attr]
+    section = config_get().recall
+    assert section is not None
+    on = tuple(section.strategies)
     rows: list[Variant] = [("as shipped (as_of)", {}),
                            ("as_of off (read today)", {"as_of": False}),
                            ("strength off", {"use_strength": False})]
     rows += [(f"without {s}", {"strategies_on": tuple(x for x in on if x != s)}) for s in on]
     rows += [(f"{s} alone", {"strategies_on": (s,)}) for s in on]
+    rows += [(f"{f} fusion", {"recall": {"memory_fusion": f}})
+             for f in ("linear", "zscore", "rrf") if f != section.memory_fusion]
+    rows += [(f"context share {share:g}", {"recall": {"context_share": share}})
+             for share in (0.0, 1.0)]
     return [v for v in rows if not only or any(o in v[0] for o in only)]
 
 
-def process_scores(questions: list[Question], options: dict[str, Any],
-                   config: Any = None) -> Scores:
+def _config(options: dict[str, Any]) -> Any:
+    import dataclasses
+
+    from memory.config import config_get
+
+    config = config_get()
+    if "recall" not in options:
+        return config
+    assert config.recall is not None
+    return dataclasses.replace(config, recall=dataclasses.replace(config.recall,
+                                                                  **options["recall"]))
+
+
+def process_scores(questions: list[Question], options: dict[str, Any]) -> Scores:
     from datetime import datetime
 
     from memory.selectors.recall import RecallFilters
@@ -301,7 +320,7 @@ def process_scores(questions: list[Question], options: dict[str, Any],
             query=q.question, unit="memory", filters=RecallFilters(project=q.conv), limit=10,
             as_of=None if options.get("as_of") is False else when, reinforce=False,
             strategies_on=options.get("strategies_on"),
-            use_strength=options.get("use_strength", True), config=config)
+            use_strength=options.get("use_strength", True), config=_config(options))
         scores.times_ms.append(1000 * (time.perf_counter() - started))
         scores.add(q.category, [_covered(h.as_dict(), q.conv) for h in result.hits],
                    q.evidence)

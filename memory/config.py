@@ -507,15 +507,14 @@ class RecallSection:
     vector_query_chars: int = 1000
     # Memories rank by BM25 (k1: how fast a stem's count saturates; b: how much length counts).
     bm25: dict[str, float] = dataclasses.field(default_factory=lambda: {"k1": 1.2, "b": 0.1})
-    # unit=memory's weights where they differ from `weights` (its graph strategy is the
-    # memories mentioning what the query names, not unit=entity's relation expansion).
-    memory_weights: dict[str, float] = dataclasses.field(default_factory=dict)
+    # unit=memory's fusion (its every candidate is scored exactly by every strategy).
+    memory_fusion: Literal["linear", "zscore", "rrf"] = "zscore"
+    # unit=memory: the share of the vector's and the sparse strategy's weight given to a
+    # memory's vectors in the context of the turn it answers (the rest to its own).
+    context_share: float = 0.5
 
     def check(self, where: str) -> None:
         _exact_keys(f"{where}.bm25", self.bm25, ("k1", "b"))
-        for name in self.memory_weights:
-            if name not in RECALL_STRATEGIES:
-                _fail(f"{where}.memory_weights", f"unknown strategy {name!r}")
         if self.bm25["k1"] < 0 or not 0 <= self.bm25["b"] <= 1:
             _fail(f"{where}.bm25", "k1 must be >= 0 and b within [0, 1]")
         for name in self.strategies:
@@ -537,7 +536,7 @@ class RecallSection:
             _fail(f"{where}.graph_hops", f"must be 0, 1 or 2, got {self.graph_hops}")
         _positive(f"{where}.rrf_k", self.rrf_k)
         _positive(f"{where}.term_stats_seconds", self.term_stats_seconds)
-        for name in ("trigram_threshold", "hop_decay"):
+        for name in ("trigram_threshold", "hop_decay", "context_share"):
             _unit(f"{where}.{name}", getattr(self, name))
         if self.strength_tiebreak < 0:
             _fail(f"{where}.strength_tiebreak", "must be >= 0")
@@ -557,6 +556,9 @@ class MemoriesSection:
     # found nowhere it is created in the first.
     unknown_kinds: tuple[str, ...] = ("person", "organization", "place", "project", "tool")
     embed_batch_size: int = 32
+    # A memory answers the previous one of its conversation when it came at most this long
+    # after it (its vectors in that context, beside its own: recall's vector and sparse).
+    conversation_gap_minutes: float = 360.0
     # At most this many per embedding pass (a pass that reaches it queues the next), so a
     # rebuild or `cortex retain` never waits hours for the slow embedder.
     embed_per_pass: int = 2000
@@ -566,6 +568,7 @@ class MemoriesSection:
         for name in self.unknown_kinds:
             if name not in self.kinds:
                 _fail(f"{where}.unknown_kinds", f"unknown kind {name!r}")
+        _positive(f"{where}.conversation_gap_minutes", self.conversation_gap_minutes)
         for name in ("embed_batch_size", "embed_per_pass", "max_text_chars"):
             if getattr(self, name) < 1:
                 _fail(f"{where}.{name}", f"must be >= 1, got {getattr(self, name)}")

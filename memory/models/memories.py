@@ -102,6 +102,10 @@ class MemoryEmbedding(models.Model):
     vector = VectorField(dimensions=EMBEDDING_DIMENSION)
     # The learned sparse "latent terms" of the same text (recall's sparse strategy).
     sparse = SparseVectorField(dimensions=SPARSE_DIMENSION, null=True, blank=True)
+    # Both again for the memory in the context of the turn it answers (the previous one of
+    # its conversation), when it answers one: recall scores a reply by both.
+    context_vector = VectorField(dimensions=EMBEDDING_DIMENSION, null=True, blank=True)
+    context_sparse = SparseVectorField(dimensions=SPARSE_DIMENSION, null=True, blank=True)
     model = models.CharField(max_length=100)
     dimension = models.PositiveSmallIntegerField()
     embedded_at = models.DateTimeField(default=clock.now)

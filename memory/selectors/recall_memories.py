@@ -79,6 +79,9 @@ class Scored:
     fulltext: float | None
     vector: float | None
     sparse: float | None
+    # The same in the context of the turn it answers (its own when it answers none).
+    vector_context: float | None
+    sparse_context: float | None
 
 
 def memories_scored(*, ids: Collection[int], text: TextQuery | None, vector: str | None,
@@ -87,13 +90,21 @@ def memories_scored(*, ids: Collection[int], text: TextQuery | None, vector: str
     if not ids:
         return {}
     score, score_params = _bm25(text) if text is not None else ("NULL::float8", [])
-    dense = "1 - (v.vector <=> %s::vector)" if vector is not None else "NULL::float8"
-    sparse_sql = "-(v.sparse <#> %s::sparsevec)" if sparse is not None else "NULL::float8"
+    dense = ("1 - (v.vector <=> %s::vector), "
+             "1 - (coalesce(v.context_vector, v.vector) <=> %s::vector)"
+             if vector is not None else "NULL::float8, NULL::float8")
+    sparse_sql = ("-(v.sparse <#> %s::sparsevec), "
+                  "-(coalesce(v.context_sparse, v.sparse) <#> %s::sparsevec)"
+                  if sparse is not None else "NULL::float8, NULL::float8")
     rows = _rows(
         f"""SELECT m.id, {score}, {dense}, {sparse_sql}
             FROM memory_memory m LEFT JOIN memory_memoryembedding v ON v.memory_id = m.id
             WHERE m.id = ANY(%s)""",
-        [*score_params, *([vector] if vector is not None else []),
-         *([sparse] if sparse is not None else []), list(ids)])
-    return {row[0]: Scored(*(None if x is None else float(x) for x in row[1:]))
-            for row in rows}
+        [*score_params, *([vector] * 2 if vector is not None else []),
+         *([sparse] * 2 if sparse is not None else []), list(ids)])
+    return {row[0]: Scored(_float(row[1]), _float(row[2]), _float(row[4]), _float(row[3]),
+                           _float(row[5])) for row in rows}
+
+
+def _float(value: Any) -> float | None:
+    return None if value is None else float(value)

@@ -12,7 +12,6 @@ from django.db import connection
 from memory import clock
 from memory.config import DecayConfig, config_get
 from memory.models.embeddings import EMBEDDING_DIMENSION
-from memory.models.memories import Memory
 from memory.retain.embedders import Embedder, embedder_get, sparse_encoder_get
 
 # The model reads at most 512 tokens: more text changes nothing but the time it takes.
@@ -20,18 +19,41 @@ MAX_EMBEDDED_CHARS = 2000
 
 _STORE = """
 WITH v AS (
-    SELECT * FROM unnest(%s::bigint[], %s::text[], %s::text[]) AS v(memory_id, vector, sparse)
+    SELECT * FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[])
+        AS v(memory_id, vector, sparse, context_vector, context_sparse)
 ), stored AS (
-    INSERT INTO memory_memoryembedding (memory_id, vector, sparse, model, dimension,
-                                        embedded_at)
-    SELECT v.memory_id, v.vector::vector, v.sparse::sparsevec, %s, %s, %s FROM v
+    INSERT INTO memory_memoryembedding (memory_id, vector, sparse, context_vector,
+                                        context_sparse, model, dimension, embedded_at)
+    SELECT v.memory_id, v.vector::vector, v.sparse::sparsevec, v.context_vector::vector,
+           v.context_sparse::sparsevec, %s, %s, %s FROM v
     JOIN memory_memory AS m ON m.id = v.memory_id
     ON CONFLICT (memory_id) DO UPDATE SET vector = EXCLUDED.vector, sparse = EXCLUDED.sparse,
+        context_vector = EXCLUDED.context_vector, context_sparse = EXCLUDED.context_sparse,
         model = EXCLUDED.model, dimension = EXCLUDED.dimension,
         embedded_at = EXCLUDED.embedded_at
     RETURNING memory_id
 )
 UPDATE memory_memory SET embedded = true WHERE id IN (SELECT memory_id FROM stored)
+"""
+
+# The memories waiting for their vectors, oldest first, each with the turn it answers: the
+# latest memory before it in the same conversation (project, source and, when its metadata
+# names one, session) within `gap` (a reply often lacks its subject: "Yes, twice!"); and
+# its own vectors when they were computed before by the same model (only the context's
+# are missing then, as after migration 0029).
+_PENDING = """
+SELECT m.id, m.text, p.text, v.vector::text, v.sparse::text FROM memory_memory m
+LEFT JOIN memory_memoryembedding v
+    ON v.memory_id = m.id AND v.model = %s AND v.sparse IS NOT NULL
+LEFT JOIN LATERAL (
+    SELECT p.text FROM memory_memory p
+    WHERE p.project = m.project AND p.source = m.source AND p.id <> m.id
+      AND p.occurred_at <= m.occurred_at
+      AND p.occurred_at >= m.occurred_at - %s * interval '1 minute'
+      AND (p.occurred_at < m.occurred_at OR p.id < m.id)
+      AND coalesce(p.metadata->>'session', '') = coalesce(m.metadata->>'session', '')
+    ORDER BY p.occurred_at DESC, p.id DESC LIMIT 1) AS p ON TRUE
+WHERE NOT m.embedded ORDER BY m.id LIMIT %s
 """
 
 
@@ -76,25 +98,45 @@ def _sparse_texts(texts: list[str]) -> list[str]:
             for indices, values in encoder.sparse(texts)]
 
 
+def _in_context(text: str, previous: str) -> str:
+    """A memory as the reply it is: the turn it answers, then its own words (its own kept
+    whole when the two are longer than the model reads)."""
+    room = max(MAX_EMBEDDED_CHARS - len(text) - 1, 0)
+    return (previous[-room:] + "\n" + text)[-MAX_EMBEDDED_CHARS:] if room else text[
+        :MAX_EMBEDDED_CHARS]
+
+
 def memory_embed_pending(*, config: DecayConfig | None = None, limit: int | None = None) -> int:
-    """Embed memories not embedded yet (oldest first); returns how many."""
+    """Embed memories not embedded yet (oldest first), each alone and in the context of the
+    turn it answers (when it answers one); returns how many."""
     config = config or config_get()
     embedder = embedder_get(config.retain.embedder)
     if embedder.dimension != EMBEDDING_DIMENSION:
         raise ValueError(f"embedder {embedder.model_id} has {embedder.dimension} dimensions; "
                          f"the column holds {EMBEDDING_DIMENSION} (a migration is needed)")
     size = config.memories.embed_batch_size
+    gap = config.memories.conversation_gap_minutes
     done = 0
     while limit is None or done < limit:
         take = size if limit is None else min(size, limit - done)
-        rows = list(Memory.objects.filter(embedded=False).order_by("id")
-                    .values_list("id", "text")[:take])
+        with connection.cursor() as cursor:
+            cursor.execute(_PENDING, [embedder.model_id, gap, take])
+            rows = cursor.fetchall()
         if not rows:
             break
-        vectors = _embedded(embedder, [text[:MAX_EMBEDDED_CHARS] for _, text in rows])
+        missing = [i for i, row in enumerate(rows) if row[3] is None]
+        computed = dict(zip(missing, _embedded(
+            embedder, [rows[i][1][:MAX_EMBEDDED_CHARS] for i in missing]), strict=True))
+        own = [computed.get(i) or (row[3], row[4]) for i, row in enumerate(rows)]
+        answering = [(i, _in_context(row[1], row[2])) for i, row in enumerate(rows) if row[2]]
+        context = dict(zip((i for i, _ in answering),
+                           _embedded(embedder, [text for _, text in answering]), strict=True))
         with connection.cursor() as cursor:
-            cursor.execute(_STORE, [[pk for pk, _ in rows], [dense for dense, _ in vectors],
-                                    [sparse for _, sparse in vectors], embedder.model_id,
-                                    embedder.dimension, clock.now()])
+            cursor.execute(_STORE, [
+                [row[0] for row in rows], [dense for dense, _ in own],
+                [sparse for _, sparse in own],
+                [context[i][0] if i in context else None for i in range(len(rows))],
+                [context[i][1] if i in context else None for i in range(len(rows))],
+                embedder.model_id, embedder.dimension, clock.now()])
         done += len(rows)
     return done

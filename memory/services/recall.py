@@ -36,7 +36,6 @@ from memory.selectors import recall_memories as by_memory
 from memory.selectors.entities import STRENGTH_NOW
 from memory.selectors.recall import RecallFilters, Scope, TextCandidates, vector_literal
 from memory.selectors.recall_memories import sparse_literal
-from memory.selectors.recall_mentioned import memories_mentioning, speakers_of
 from memory.selectors.recall_terms import TextQuery, text_query
 from memory.services.entities import entity_reinforce
 from memory.services.memories import memories_reinforce
@@ -393,15 +392,6 @@ def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
         found["fulltext"] = by_memory.fulltext_memories(text=text, scope=scope, limit=n)
         facts = strategies.fulltext_fact_rows(text=text, scope=scope, limit=n)
         facts_read = Fact.objects.select_related("entity").in_bulk([_id(c.ref) for c in facts])
-    if "graph" in on or "trigram" in on:
-        lexical = strategies.text_candidates(
-            text=text, query=query, scope=scope, limit=n,
-            trigram_threshold=section.trigram_threshold if "trigram" in on else None)
-        if "graph" in on:
-            vector_now = encoded["vector"].result() if "vector" in encoded else None
-            found["graph"] = [(_id(c.ref), c.score) for c in _mentioning(
-                _named_seeds(lexical, section), scope=scope, limit=n, vector=vector_now,
-                section=section)]
     literals = {name: future.result() for name, future in encoded.items()}
     if "vector" in literals:
         found["vector"] = by_memory.dense_memories(
@@ -418,8 +408,8 @@ def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
     lists = _exact_lists(exact, rows, found)
     if facts:
         lists["fulltext"] = _with_facts(lists.get("fulltext", []), facts, drawn, section)
-    fused = fuse(lists, weights={**section.weights, **section.memory_weights},
-                 method=section.fusion, rrf_k=section.rrf_k)
+    fused = fuse(lists, weights=_memory_weights(section), method=section.memory_fusion,
+                 rrf_k=section.rrf_k)
     return _memory_ranked(fused, rows=rows, facts=facts_read, limit=limit,
                           use_strength=use_strength, section=section)
 
@@ -435,23 +425,38 @@ def _with_facts(memories: list[Candidate], facts: list[Candidate],
     return sorted(merged, key=lambda c: (-c.score, str(c.ref)))
 
 
+# A memory's vectors in the context of the turn it answers: their lists are named so.
+IN_CONTEXT = "_context"
+
+
+def _memory_weights(section: RecallSection) -> dict[str, float]:
+    """unit=memory's weights: the vector's and the sparse strategy's shared between a
+    memory alone and in its context (`context_share`)."""
+    weights = dict(section.weights)
+    for strategy in ("vector", "sparse"):
+        whole = weights[strategy]
+        weights[strategy] = whole * (1 - section.context_share)
+        weights[f"{strategy}{IN_CONTEXT}"] = whole * section.context_share
+    return weights
+
+
 def _exact_lists(exact: Mapping[int, by_memory.Scored], rows: Mapping[int, Memory],
                  found: Mapping[str, list[tuple[int, float]]]) -> dict[str, list[Candidate]]:
     """Each strategy's exact scores over the whole union, best first; the vector's centred
-    per language. The graph's list is its own (it scores what the query names)."""
+    per language."""
     lists: dict[str, list[Candidate]] = {}
     for strategy in ("fulltext", "vector", "sparse"):
         if strategy not in found:
             continue
-        scored = [Candidate(("memory", ident), value) for ident, scores in exact.items()
-                  if ident in rows and (value := getattr(scores, strategy)) is not None]
-        lists[strategy] = sorted(scored, key=lambda c: (-c.score, str(c.ref)))
-    if "vector" in lists:
-        lists["vector"] = language_centred(lists["vector"], {
-            ("memory", pk): memory.language for pk, memory in rows.items()})
-    if "graph" in found:
-        lists["graph"] = [Candidate(("memory", ident), score) for ident, score in found["graph"]
-                          if ident in rows]
+        names = (strategy,) if strategy == "fulltext" else (strategy, f"{strategy}{IN_CONTEXT}")
+        for name in names:
+            scored = [Candidate(("memory", ident), value) for ident, scores in exact.items()
+                      if ident in rows and (value := getattr(scores, name)) is not None]
+            lists[name] = sorted(scored, key=lambda c: (-c.score, str(c.ref)))
+    languages: dict[Ref, str] = {("memory", pk): m.language for pk, m in rows.items()}
+    for name in ("vector", f"vector{IN_CONTEXT}"):
+        if name in lists:
+            lists[name] = language_centred(lists[name], languages)
     return lists
 
 
@@ -487,38 +492,6 @@ def _memory_ranked(fused: Mapping[Ref, Fused], *, rows: Mapping[int, Memory],
 def _memory_ids(lists: Mapping[str, Sequence[Candidate]]) -> set[int]:
     return {ident for candidates in lists.values()
             for kind, ident in (_ref(c.ref) for c in candidates) if kind == "memory"}
-
-
-def _mentioning(seeds: dict[int, float], *, scope: Scope, limit: int,
-                vector: str | None, section: RecallSection) -> list[Candidate]:
-    """The memories mentioning the seeds; with two hops, also what the speakers of the best
-    of them said ("which city did the person who works at Globex move to?": the turn naming
-    Globex was said by someone, whose other turns hold the answer), at `hop_decay`."""
-    first = memories_mentioning(seeds=seeds, scope=scope, limit=limit, vector=vector)
-    if section.graph_hops < 2 or not first:
-        return first
-    best = first[:section.graph_seeds]
-    speakers = speakers_of(memory_ids=[_id(c.ref) for c in best])
-    hop: dict[int, float] = {}
-    for candidate in best:
-        speaker = speakers.get(_id(candidate.ref))
-        if speaker is not None and speaker not in seeds:
-            hop[speaker] = max(hop.get(speaker, 0.0), candidate.score * section.hop_decay)
-    scores = {c.ref: c.score for c in first}
-    for c in memories_mentioning(seeds=hop, scope=scope, limit=limit, vector=vector):
-        scores.setdefault(c.ref, c.score)
-    return [Candidate(ref, score) for ref, score in sorted(scores.items(),
-                                                            key=lambda item: -item[1])]
-
-
-def _named_seeds(lexical: TextCandidates, section: RecallSection) -> dict[int, float]:
-    """The entities the query names, by name (full-text) or misspelled (trigram): the best
-    `graph_seeds`, each scored by its fused relevance over the best one's."""
-    named = fuse({"fulltext": lexical.names, "trigram": lexical.trigram},
-                 weights=section.weights, method=section.fusion, rrf_k=section.rrf_k)
-    best = sorted(named.values(), key=lambda entry: (-entry.relevance, str(entry.ref)))
-    top = best[0].relevance if best else 1.0
-    return {_id(entry.ref): entry.relevance / top for entry in best[:section.graph_seeds]}
 
 
 def _facts_drawn_from_memories(facts: list[Candidate],

@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[2]
     (lambda r: r["taxonomy"]["nodes"]["world:project"].update(half_life_days=0),
      "taxonomy.nodes.world:project.half_life_days"),
     (lambda r: r["taxonomy"]["nodes"].update({"world:x:y": {}}), "taxonomy.nodes.world:x:y"),
-    (lambda r: r["recall"]["memory_weights"].update(graf=1.0), "recall.memory_weights"),
+    (lambda r: r["recall"]["weights"].update(graf=1.0), "recall.weights"),
     (lambda r: r["taxonomy"]["nodes"]["world:place"].update(valence="sad"),
      "taxonomy.nodes.world:place.valence"),
     (lambda r: r["taxonomy"]["instances"].update({"world": ["x"]}), "taxonomy.instances.world"),

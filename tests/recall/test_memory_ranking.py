@@ -1,6 +1,6 @@
-"""unit=memory ranking: full-text weighs a stem by its rarity (BM25), the memories that
-mention an entity the query names are candidates (the graph strategy), and a multilingual
-embedding's pull towards the query's own language is taken out."""
+"""unit=memory ranking: full-text weighs a stem by its rarity (BM25) and finds a turn by
+its speaker, and a multilingual embedding's pull towards the query's own language is taken
+out."""
 
 from __future__ import annotations
 
@@ -52,15 +52,6 @@ def test_a_rare_word_outweighs_a_common_one() -> None:
 
 
 @pytest.mark.django_db
-def test_the_memories_of_a_misspelled_name_are_found_through_its_entity() -> None:
-    # No word of the query is in the notes; trigram finds the entity it names, misspelled,
-    # and the graph strategy brings the memories that mention it (and only those).
-    _remember([("his", "Bruno Keller adopted a kitten."),
-               ("hers", "Anya Petrova adopted a kitten.")])
-    assert _source_ids("Anya Petrovna?", ("trigram", "graph")) == ["hers"]
-    assert _source_ids("Anya Petrovna?", ("trigram",)) == []
-
-
 @pytest.mark.django_db
 def test_a_turn_is_found_by_its_speaker_when_its_text_does_not_name_them() -> None:
     _remember([("t1", "I finally signed up for the pottery class."),
@@ -71,54 +62,8 @@ def test_a_turn_is_found_by_its_speaker_when_its_text_does_not_name_them() -> No
 
 
 @pytest.mark.django_db
-def test_a_persons_own_words_are_found_through_them_by_the_graph_strategy() -> None:
-    # A speaker rarely says their own name; who said a memory is one of the entities it
-    # names (not the agent that posted it), so the graph strategy reads their turns.
-    _remember([("t1", "I moved to a new flat last week."),
-               ("t2", "I moved to a new flat last week."),
-               ("t3", "Caroline is coming over tonight.")],
-              actors={"t1": "Melanie", "t2": "Caroline"})
-    # (the graph's seeds are the entities found by name: trigram here, full-text would
-    # find the turns by their speaker itself)
-    assert sorted(_source_ids("Where did Caroline move?", ("trigram", "graph"))) == ["t2", "t3"]
-    assert _source_ids("Where did Melanie move?", ("trigram", "graph")) == ["t1"]
-
-
 @pytest.mark.django_db
-def test_the_same_words_said_again_and_again_do_not_fill_the_list() -> None:
-    # Without a vector the graph strategy orders a person's memories by date: sixty newer
-    # "that sounds fun" would take every place of a short list, leaving out the answer.
-    taxonomy_sync()
-    memories_remember(source="api:lyra", memories=[
-        {"text": text, "source_id": source_id, "actor": "Caroline",
-         "occurred_at": NOW.replace(hour=0, minute=minute).isoformat()}
-        for minute, (source_id, text) in enumerate(
-            [("answer", "I got into pottery"), *((f"fun{i}", "that sounds fun")
-                                                 for i in range(59))])])
-    analysis_drain()
-    retain_drain(embed=False)
-    config = config_get()
-    assert config.recall is not None
-    narrow = dataclasses.replace(config, recall=dataclasses.replace(config.recall,
-                                                                    candidates=5))
-    result = recall_run(query="What did Caroline get into?", unit="memory", now=NOW,
-                        reinforce=False, strategies_on=("trigram", "graph"), config=narrow)
-    assert [hit.name for hit in result.hits] == ["that sounds fun", "I got into pottery"]
-
-
 @pytest.mark.django_db
-def test_the_graph_follows_a_memory_to_what_its_speaker_said_elsewhere() -> None:
-    # Nothing in the answer names Globex: the turn that does was said by Mira, whose other
-    # turns are then candidates (the vector or full-text ranks them among themselves).
-    _remember([("job", "I just started at Globex as a nurse"),
-               ("mira", "big news: I moved to Porto recently!"),
-               ("bruno", "big news: I moved to Lyon recently!")],
-              actors={"job": "Mira", "mira": "Mira", "bruno": "Bruno"})
-    found = _source_ids("Which city did the person who works at Globex move to?",
-                        ("trigram", "graph"))
-    assert found == ["job", "mira"]
-
-
 def test_similarities_are_centred_per_language() -> None:
     candidates = [Candidate(("memory", 1), 0.90), Candidate(("memory", 2), 0.86),
                   Candidate(("memory", 3), 0.80), Candidate(("memory", 4), 0.70)]
