@@ -10,14 +10,16 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from memory.admin.base import ReadOnlyAdmin
+from memory.admin.entity_page import strength_text
 from memory.admin.paging import EstimatedCountPaginator
+from memory.compiled.text import counted
 from memory.models import CompiledTruth
 
 
 @admin.register(CompiledTruth)
 class CompiledTruthAdmin(ReadOnlyAdmin):
-    list_display = ("entity", "version", "current", "as_of", "strength", "pinned",
-                    "facts_count", "relations_count", "memories_count", "trigger", "reasons")
+    list_display = ("entity", "version_label", "as_of", "strength_then", "holds", "trigger",
+                    "reasons")
     list_filter = ("trigger", "pinned")
     list_select_related = ("entity",)
     search_fields = ("entity__key",)
@@ -25,7 +27,7 @@ class CompiledTruthAdmin(ReadOnlyAdmin):
     paginator = EstimatedCountPaginator
     show_full_result_count = False
     fields = ("entity", "version", "current", "as_of", "created_at", "trigger", "reasons",
-              "strength", "pinned", "facts_count", "facts_digest", "relations_count",
+              "strength_then", "pinned", "facts_count", "facts_digest", "relations_count",
               "relations_digest", "memories_count", "memories_digest", "superseded_by",
               "document")
     readonly_fields = fields
@@ -36,6 +38,20 @@ class CompiledTruthAdmin(ReadOnlyAdmin):
     @admin.display(boolean=True, description="current")
     def current(self, obj: CompiledTruth) -> bool:
         return obj.is_current
+
+    @admin.display(description="version", ordering="version")
+    def version_label(self, obj: CompiledTruth) -> str:
+        return f"{obj.version} (current)" if obj.is_current else str(obj.version)
+
+    @admin.display(description="strength then")
+    def strength_then(self, obj: CompiledTruth) -> str:
+        return strength_text(obj.strength, pinned=obj.pinned)
+
+    @admin.display(description="holds")
+    def holds(self, obj: CompiledTruth) -> str:
+        return (f"{counted(obj.facts_count, 'fact', 'facts')}, "
+                f"{counted(obj.relations_count, 'relation', 'relations')}, "
+                f"{counted(obj.memories_count, 'memory', 'memories')}")
 
     @admin.display(description="markdown")
     def document(self, obj: CompiledTruth) -> SafeString:

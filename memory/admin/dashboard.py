@@ -14,6 +14,7 @@ from django.urls import NoReverseMatch, reverse
 from memory import clock
 from memory.admin.paging import COUNT_CAP
 from memory.admin.plots import crossings_svg, strength_histogram_svg
+from memory.compiled.text import counted
 from memory.config import config_get
 from memory.selectors.dashboard import (
     DayCrossings,
@@ -71,7 +72,20 @@ def _url(name: str, *args: Any) -> str:
 
 
 def _run_counts(counts: dict[str, Any]) -> str:
-    return ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(counts.items())) or "—"
+    """What a run did, in a line: what it evaluated, what crossed a threshold, how many
+    compiled truths it wrote (every count and duration is on the run's page)."""
+    if not counts:
+        return "—"
+
+    def n(key: str) -> int:
+        return int(counts.get(key) or 0)
+
+    evaluated = (f"{counted(n('entities_evaluated'), 'entity', 'entities')} and "
+                 f"{counted(n('relations_evaluated'), 'relation', 'relations')} evaluated")
+    crossed = (f"entities {n('entities_rose')} rose, {n('entities_fell')} fell; "
+               f"relations {n('relations_rose')} rose, {n('relations_fell')} fell")
+    written = counted(n("compiled_written"), "compiled truth", "compiled truths")
+    return f"{evaluated}; {crossed}; {written} written"
 
 
 def _histogram_caption(histogram: Histogram) -> str:

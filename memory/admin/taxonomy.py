@@ -15,8 +15,7 @@ from memory.models import Namespace
 
 @admin.register(Namespace)
 class NamespaceAdmin(MPTTModelAdmin):  # type: ignore[misc]  # django-mptt is untyped
-    list_display = ("path", "memory_type", "referent", "half_life_days", "base_strength",
-                    "valence", "pinned", "in_config", "entities")
+    list_display = ("path", "grid_cell", "decay", "pinned", "in_config", "entities")
     list_filter = ("memory_type", "referent", "in_config")
     search_fields = ("path",)
     mptt_level_indent = 20
@@ -27,6 +26,15 @@ class NamespaceAdmin(MPTTModelAdmin):  # type: ignore[misc]  # django-mptt is un
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    @admin.display(description="grid cell")
+    def grid_cell(self, obj: Namespace) -> str:
+        return f"{obj.get_memory_type_display()} x {obj.get_referent_display()}".lower()
+
+    @admin.display(description="decay")
+    def decay(self, obj: Namespace) -> str:
+        return (f"half-life {obj.half_life_days:g} days, base {obj.base_strength:g}, "
+                f"{obj.get_valence_display().lower()}")
 
     @admin.display(description="entities")
     def entities(self, obj: Namespace) -> str:

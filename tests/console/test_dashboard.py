@@ -109,7 +109,7 @@ def test_the_last_sleep_cycles_and_the_crossings_per_day(operator: Client, graph
     rows = _cells(html, "sleep-cycles")
     assert rows[0][:3] == ["run", "as of", "status"]
     assert [r[2] for r in rows[1:]] == ["failed", "succeeded", "succeeded"]  # newest first
-    assert rows[2][4] == "2000 ms" and "entities rose 2" in rows[2][5]
+    assert rows[2][4] == "2000 ms" and "entities 2 rose, 1 fell" in rows[2][5]
     assert f'href="/admin/memory/sleepcyclerun/{recent.pk}/change/"' in html
     day = (NOW - timedelta(days=3)).date()
     entities = re.search(r'<figure id="crossings-entities">(.*?)</figure>', html, re.S)
@@ -120,6 +120,23 @@ def test_the_last_sleep_cycles_and_the_crossings_per_day(operator: Client, graph
     assert "In all: 2 rose, 1 fell." in entities.group(1)  # the 45-day-old run is out
     assert f"<title>{day}: 1 fell</title>" in relations.group(1)
     assert "In all: 0 rose, 1 fell." in relations.group(1)
+
+
+def test_a_sleep_cycle_reads_in_one_line_not_its_internal_metrics(
+        operator: Client, graph: Graph) -> None:
+    at = NOW - timedelta(hours=1)
+    SleepCycleRun.objects.create(
+        as_of=at, trigger="demo", status="succeeded", started_at=at, duration_ms=510,
+        config_digest="d",
+        counts={"compiled_because_first": 78, "compiled_changed": 78, "compiled_evaluated": 78,
+                "compiled_files": 73, "compiled_insert_ms": 218, "compiled_load_ms": 83,
+                "compiled_written": 78, "drafts": 0, "entities_evaluated": 78,
+                "entities_fell": 0, "entities_rose": 1, "entities_written": 78,
+                "relations_evaluated": 97, "relations_fell": 2, "relations_rose": 0,
+                "relations_written": 97})
+    cell = _cells(_home(operator), "sleep-cycles")[1][5]
+    assert cell == ("78 entities and 97 relations evaluated; entities 1 rose, 0 fell; "
+                    "relations 0 rose, 2 fell; 78 compiled truths written")
 
 
 def test_the_strength_histogram_of_the_stored_values(operator: Client, graph: Graph) -> None:
