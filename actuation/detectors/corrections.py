@@ -10,17 +10,18 @@ from collections import defaultdict
 from datetime import datetime
 
 from actuation.detectors.base import Detector, Draft, Item, Quote, memory_file
-from actuation.detectors.rules import SpokenRule, rule_in, rule_line
+from actuation.detectors.rules import rule_in, rule_line
 from actuation.formats.claude_md import section_add_line
 from actuation.formats.quoting import quote
 from actuation.selectors.graph import Graph, Occurrence, Pattern
+from insight.analyzers.rules import Rule
 from memory.config import DecayConfig
 
 NAME = "corrections"
 
 
-def _rules(pattern: Pattern) -> dict[SpokenRule, list[Occurrence]]:
-    by_rule: dict[SpokenRule, list[Occurrence]] = defaultdict(list)
+def _rules(pattern: Pattern) -> dict[Rule, list[Occurrence]]:
+    by_rule: dict[Rule, list[Occurrence]] = defaultdict(list)
     for occ in pattern.occurrences:
         text = str(occ.payload.get("text") or "")
         if text and (rule := rule_in(text, corrective=True)) is not None:
@@ -28,7 +29,7 @@ def _rules(pattern: Pattern) -> dict[SpokenRule, list[Occurrence]]:
     return by_rule
 
 
-def _draft(graph: Graph, pattern: Pattern, rule: SpokenRule, occurrences: list[Occurrence],
+def _draft(graph: Graph, pattern: Pattern, rule: Rule, occurrences: list[Occurrence],
            config: DecayConfig) -> Draft | None:
     cfg = config.actuation.memory_entry
     sessions = {o.session for o in occurrences if o.session}

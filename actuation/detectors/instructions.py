@@ -9,10 +9,11 @@ from __future__ import annotations
 from datetime import datetime
 
 from actuation.detectors.base import Detector, Draft, Item, Quote, memory_file
-from actuation.detectors.rules import NEGATIVE, SpokenRule, rule_in, rule_line
+from actuation.detectors.rules import NEGATIVE, rule_in, rule_line
 from actuation.formats.claude_md import section_add_line
 from actuation.formats.quoting import quote
 from actuation.selectors.graph import Graph, Occurrence, Pattern
+from insight.analyzers.rules import Rule
 from memory.config import DecayConfig
 from memory.models import Fact, FactStatus
 
@@ -31,12 +32,12 @@ def _claim(entity_id: int) -> tuple[str, int] | None:
     return active[0] if len({p for _, p in active}) == 1 else None
 
 
-def _said_as(claim: str, polarity: int, occ: Occurrence) -> SpokenRule | None:
+def _said_as(claim: str, polarity: int, occ: Occurrence) -> Rule | None:
     """The rule the operator's words state, when it is this claim with this polarity."""
     text = str(occ.payload.get("text") or "")
     corrective = str(occ.payload.get("source") or "prompt") != "prompt"
     rule = rule_in(text, corrective=corrective) if text else None
-    if (rule is None or rule.action.casefold() != claim.casefold()
+    if (rule is None or claim.casefold() not in {rule.action.casefold(), rule.name.casefold()}
             or (rule.polarity == NEGATIVE) != (polarity < 0)):
         return None
     return rule

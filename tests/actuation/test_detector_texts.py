@@ -76,3 +76,9 @@ def test_a_task_reads_alike_in_english_and_french() -> None:
 def test_only_a_rule_becomes_a_line(text: str, line: str | None) -> None:
     rule = rule_in(text, corrective=True)
     assert (rule_line(rule) if rule else None) == line
+
+
+def test_a_rule_line_keeps_what_to_do_instead() -> None:
+    rule = rule_in("N'utilise jamais requests, utilise httpx.", corrective=False)
+    assert rule is not None and rule.name == "never use requests"
+    assert rule_line(rule) == '- Never: "use requests", instead "use httpx".'

@@ -268,7 +268,7 @@ def test_a_budget_of_new_proposals_per_repository_the_rest_wait_never_lost(
     first = detection_run(now=NOW + timedelta(days=1))
     proposed = Proposal.objects.filter(state="proposed")
     assert proposed.count() == budget == len(first.proposals)
-    assert {p.title for p in proposed} == {f"Standing instruction: use {t}"
+    assert {p.title for p in proposed} == {f"Standing instruction: always use {t}"
                                            for t in tools[-budget:]}
     assert Proposal.objects.filter(state="waiting").count() == 2 == len(first.waiting)
 
