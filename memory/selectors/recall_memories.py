@@ -43,6 +43,7 @@ def fulltext_memories(*, text: TextQuery, scope: Scope, limit: int) -> Ranked:
 
 
 def sparse_literal(indices: Sequence[int], values: Sequence[float], dimension: int) -> str:
+    """pgvector's sparsevec literal (its indices count from 1)."""
     terms = ",".join(f"{int(i) + 1}:{float(v):.6g}" for i, v in zip(indices, values,
                                                                      strict=True))
     return f"{{{terms}}}/{dimension}"

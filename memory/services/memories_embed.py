@@ -5,7 +5,6 @@ vector here, oldest first, a batch at a time (each batch commits on its own)."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable
 
 from django.db import connection
 
@@ -13,6 +12,7 @@ from memory import clock
 from memory.config import DecayConfig, config_get
 from memory.models.embeddings import EMBEDDING_DIMENSION
 from memory.retain.embedders import Embedder, embedder_get, sparse_encoder_get
+from memory.selectors.recall_memories import sparse_literal
 
 # The model reads at most 512 tokens: more text changes nothing but the time it takes.
 MAX_EMBEDDED_CHARS = 2000
@@ -86,15 +86,9 @@ def _vector_text(row: object) -> str:
     return "[" + ",".join(f"{float(x):.7g}" for x in row) + "]"  # type: ignore[attr-defined]
 
 
-def sparse_text(indices: Iterable[int], values: Iterable[float], dimension: int) -> str:
-    """pgvector's sparsevec literal (its indices count from 1)."""
-    terms = ",".join(f"{int(i) + 1}:{float(v):.6g}" for i, v in zip(indices, values, strict=True))
-    return f"{{{terms}}}/{dimension}"
-
-
 def _sparse_texts(texts: list[str]) -> list[str]:
     encoder = sparse_encoder_get()
-    return [sparse_text(indices, values, encoder.dimension)
+    return [sparse_literal(indices, values, encoder.dimension)
             for indices, values in encoder.sparse(texts)]
 
 
