@@ -46,7 +46,8 @@ from bench.machine import machine_describe  # noqa: E402
 from bench.recall_corpus import Plant, distractors_make, plants_make  # noqa: E402
 
 BENCH_DB = "cortex_bench_recall"
-STRATEGIES = ("fulltext", "trigram", "vector", "graph")
+STRATEGIES = ("fulltext", "trigram", "vector", "sparse", "graph")
+ENCODED = ("vector", "sparse")  # the strategies --no-embed leaves out
 
 
 def _fresh_database(database: str = BENCH_DB) -> str:
@@ -167,7 +168,7 @@ def _evaluate(plants: list[Plant], *, label: str, config: Any, strategies: tuple
 def _variants(config: Any, embed: bool, vector_weights: tuple[float, ...] = ()
               ) -> list[tuple[str, Any, tuple[str, ...], bool]]:
     section = config.recall
-    on = tuple(s for s in STRATEGIES if embed or s != "vector")
+    on = tuple(s for s in STRATEGIES if embed or s not in ENCODED)
     variants = [("all strategies", config, on, True)]
     variants += [(f"without {s}", config, tuple(x for x in on if x != s), True) for s in on]
     variants.append(("strength off", config, on, False))
@@ -204,7 +205,7 @@ def run_one(n: int, plants_count: int, seed: int, embed: bool,
             for label, cfg, on, strength in _variants(config, embed, vector_weights)]
     later = now + timedelta(days=1)
     sleep_cycle_run(now=later)
-    on = tuple(s for s in STRATEGIES if embed or s != "vector")
+    on = tuple(s for s in STRATEGIES if embed or s not in ENCODED)
     rows.append(_evaluate(plants, label="after a sleep cycle", config=config, strategies=on,
                           use_strength=True, now=later))
     return {"n": n, "plants": plants_count, "times": times, "rows": rows}
