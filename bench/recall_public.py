@@ -376,6 +376,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="ask in process only (the database must exist: --reuse)")
     parser.add_argument("--ablation", nargs="*", default=None,
                         help="the ablation's rows (all when given no name; none when absent)")
+    parser.add_argument("--no-finish", action="store_true",
+                        help="ask without draining what waits (vectors a config does not read)")
     parser.add_argument("--conversations", nargs="*", default=(),
                         help="only these conv_ids (quick checks; the figures need all ten)")
     args = parser.parse_args(argv)
@@ -405,7 +407,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         api = Api(server, _token(env))
         if not kept:
             print(f"\nposted {len(turns)} memories in {_post(api, _memories(turns)):.1f} s")
-        print("finished: " + ", ".join(f"{k} {v:.1f}" for k, v in _finish().items()))
+        if not args.no_finish:
+            print("finished: " + ", ".join(f"{k} {v:.1f}" for k, v in _finish().items()))
         if not args.no_http:
             api.call("GET", f"/api/recall/?{urlencode({'q': 'warm-up', 'unit': 'memory'})}")
             shipped = http_scores(api, questions)
