@@ -15,7 +15,7 @@ from insight.demo.corpus import corpus_write
 from insight.demo.run import ANCHOR_FILE, demo_run
 from memory import clock
 from memory.config import config_get
-from memory.models import Entity, MemoryEvent, Observation, ObservationStatus
+from memory.models import Entity, Fact, MemoryEvent, Observation, ObservationStatus
 from memory.selectors.entities import STRENGTH_NOW, entity_with_strength
 
 # A date the corpus never had (its fixed one is in March 2026), with microseconds.
@@ -87,10 +87,13 @@ def test_demo_runs_every_layer_and_a_second_run_adds_nothing(tmp_path: Path) -> 
     assert first.sleep_cycle.status == "succeeded"
     assert first.graph.counts["entities"] == Entity.objects.count() > 20
     assert first.graph.strongest
-    # The operator goes back on "never use requests": one conflict waits for review.
-    assert [c["entity"] for c in first.graph.conflicts] == [
-        "agent:claude-code:instruction:use-requests"
-    ]
+    # "Never use requests" in billing-api, "always use requests in this project" in cortex
+    # and data-pipeline: each holds in its own projects, no conflict (issue 25).
+    assert first.graph.conflicts == []
+    assert sorted(Fact.objects.filter(entity__key="agent:claude-code:instruction:use-requests")
+                  .values_list("claim", "scope")) == [
+        ("always use requests", "project:cortex, project:data-pipeline (in this project)"),
+        ("never use requests", "project:billing-api")]
 
     events, observations = MemoryEvent.objects.count(), Observation.objects.count()
     # Run again later into the same directory: the corpus keeps the dates it was given.
@@ -113,4 +116,4 @@ def test_demo_command_prints_the_report(tmp_path: Path, capsys: pytest.CaptureFi
     assert "<cortex-context" in output and "</cortex-context>" in output
     # read as of the end of its corpus, not months later when all of it has faded: the
     # context holds the operator's rules for the project
-    assert "the operator said: `use requests` (negated: not so)" in output
+    assert "rule `never use requests`; instead `use httpx`; holds in billing-api" in output
