@@ -1,26 +1,32 @@
 """The first import: a generated Claude Code history from nothing to a consolidated graph.
 
-    python bench/first_import.py                    # a 256 MB corpus
-    python bench/first_import.py --size 64M         # a quick look
+    python bench/first_import.py --size 300M       # issue 27's 300 MB corpus
+    python bench/first_import.py --size 64M --no-warm   # a quick look
     python bench/first_import.py --before           # also the raw log's size without 0018
 
 On a throwaway database `cortex_bench_first` of the embedded server (the log is
-append-only: bench events must not land in the operator's), each step a fresh `cortex`
+append-only: bench events must not land in the operator's; run it with a CORTEX_HOME of its
+own for the data folder's figure to be the bench's alone), each step a fresh `cortex`
 process, as an operator runs it:
 
+- the machine's speed (a 20-million-iteration Python loop) and its load;
 - the parse floor: Python + orjson parse of every line of the corpus (this process);
 - raw ingest: `cortex ingest claude-code --raw-only` on a fresh database (MB/s, events
   table size against the corpus bytes);
-- the first import: `cortex ingest claude-code` (raw log, analysis and retain pipelined) on
-  a fresh database, then `cortex sleep` (a finished sleep cycle);
+- the first import: `cortex ingest claude-code` (raw log, analysis, retain and the vectors
+  pipelined) on a fresh database, then `cortex sleep` (a finished sleep cycle); then what
+  is left: pending observations, entities and memories without their vector, dedup waiting,
+  and what `cortex analyze` and `cortex retain` find to do; then the storage after a
+  CHECKPOINT (the database, its write-ahead log, the data folder);
 - an unchanged re-run of `cortex ingest claude-code`;
-- retain on the warm graph: a further 10% of sessions ingested and analyzed, then the
-  Retain Job alone, in one process (observations/s per worker).
+- retain on the warm graph (unless --no-warm): a further 10% of sessions ingested and
+  analyzed, then the Retain Job alone, in one process (observations/s per worker).
 
-Peak RSS is each command's process tree (wait4). Every figure is printed beside the parse
-floor of the same run and the machine's load (2 shared cores: other work skews them).
-Targets (docs/ issue "the first import"): raw >= 60 MB/s, whole import <= 90 s for 1.5 GB,
-retain >= 3,000 obs/s, events table <= 1.0x the corpus, peak RSS <= 300 MB, re-run <= 2 s.
+Peak RSS is each command's process tree (wait4: its largest process). Every figure is
+printed beside the parse floor of the same run and the machine's load (2 shared cores:
+other work skews them). Targets (issue 27): the whole first import <= 25x the parse floor;
+after it, analyze and retain find nothing; the data folder <= 1.5x the corpus after a
+checkpoint; an unchanged re-run <= 2 s; peak RSS <= 300 MB.
 """
 
 from __future__ import annotations
@@ -47,7 +53,6 @@ from bench.machine import machine_describe  # noqa: E402
 BENCH_DB = "cortex_bench_first"
 CORTEX = str(Path(sys.executable).parent / "cortex")
 UNITS = {"K": 10**3, "M": 10**6, "G": 10**9}
-FULL_SIZE = 1.5e9
 
 
 def _size(text: str) -> int:
@@ -57,6 +62,16 @@ def _size(text: str) -> int:
 
 def _load() -> str:
     return ", ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def _speed() -> float:
+    """Seconds of a 20-million-iteration Python loop (sessions 7-9: 0.87 s on a Xeon, 2.9-3.2
+    s on a slow EPYC): how fast this machine runs the interpreter today."""
+    started = time.perf_counter()
+    total = 0
+    for i in range(20_000_000):
+        total += i
+    return time.perf_counter() - started
 
 
 def _corpus(work: Path, size: int, seed: int) -> Path:
@@ -270,6 +285,7 @@ def _first_import(admin: str, url: str, env: dict[str, str], root: Path, floor: 
     stages = json.loads(out.strip().splitlines()[-1])["stages"]
     sleep, sleep_peak, _ = _cortex(env, "sleep")
     total = seconds + sleep
+    stages_line = ", ".join(f"{k} {v:,}" for k, v in stages.items())
     pending = _sql(url, "SELECT count(*) FROM memory_observation WHERE status = 'pending'")[0][0]
     print(_floor_line("first import (ingest, analysis, retain pipelined)", seconds, size, floor)
           + f"; {stages['observations_created']:,} observations, {stages['retained']:,} "
@@ -284,13 +300,69 @@ def _first_import(admin: str, url: str, env: dict[str, str], root: Path, floor: 
           + " (Python, each process)"
           + (f" + PostgreSQL {server:,.1f} s (its backends)" if server is not None else "")
           + f" = {run.cpu + (server or 0):,.1f} s", flush=True)
+    print(f"    stages: {stages_line}", flush=True)
     print(f"  sleep cycle: {sleep:,.1f} s (peak RSS {sleep_peak:,.0f} MB); the whole first "
-          f"import {total:,.1f} s, scaled to 1.5 GB {total * FULL_SIZE / size:,.0f} s",
-          flush=True)
+          f"import {total:,.1f} s = {total / floor:,.1f}x the parse floor", flush=True)
+    left = _left(url, env)
+    storage = _storage(url, size)
     rerun, _, _ = _cortex(env, "ingest", "claude-code", str(root), "--json")
     print(f"  unchanged re-run: {rerun:,.2f} s (the whole process)", flush=True)
-    return {"total": total, "scaled": total * FULL_SIZE / size, "rerun": rerun,
-            "peak": max(peak, sleep_peak), "stages": stages}
+    return {"total": total, "floors": total / floor, "rerun": rerun,
+            "peak": max(peak, sleep_peak), "stages": stages, **left, **storage}
+
+
+_LEFT = """
+SELECT (SELECT count(*) FROM memory_observation WHERE status = 'pending'),
+       (SELECT count(*) FROM memory_entity AS e WHERE NOT EXISTS (
+            SELECT 1 FROM memory_entityembedding AS m
+            WHERE m.entity_id = e.id AND m.vector IS NOT NULL)),
+       (SELECT count(*) FROM memory_entityembedding WHERE dedup = 'pending'),
+       (SELECT count(*) FROM memory_memory WHERE NOT embedded),
+       (SELECT count(*) FROM memory_entity)
+"""
+
+
+def _left(url: str, env: dict[str, str]) -> dict[str, Any]:
+    """What the first import left: pending rows, then what `cortex analyze` and `cortex
+    retain` (with its offline passes) find to do, and how long each takes."""
+    pending, unembedded, dedup, memories, entities = _sql(url, _LEFT)[0]
+    analyze = _run(env, "analyze", "--json")
+    analyzed = sum(json.loads(analyze.out.strip().splitlines()[-1])["events"].values())
+    retain = _run(env, "retain", "--json")
+    retained = json.loads(retain.out.strip().splitlines()[-1])["retain"]["processed"]
+    after = _sql(url, _LEFT)[0]
+    nothing = (pending, unembedded, dedup, memories, analyzed, retained) == (0,) * 6 \
+        and after == (0, 0, 0, 0, entities)
+    print(f"  left after it: {pending} pending observations, {unembedded} of {entities:,} "
+          f"entities without their vector, {dedup} waiting for the dedup, {memories} memories "
+          f"without their vector; `cortex analyze` read {analyzed} events in "
+          f"{analyze.seconds:,.1f} s, `cortex retain` retained {retained} and left "
+          f"{after[4] - entities:+d} entities in {retain.seconds:,.1f} s", flush=True)
+    return {"nothing": nothing}
+
+
+def _storage(url: str, size: int) -> dict[str, Any]:
+    """After a CHECKPOINT: the bench database, the write-ahead log, the whole data folder
+    (the cluster's other databases too: a CORTEX_HOME of the bench's own has none)."""
+    import psycopg
+
+    from cortex_site import embedded
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CHECKPOINT")
+        database, wal = (int(n) for n in conn.execute(
+            "SELECT pg_database_size(current_database()), "
+            "(SELECT coalesce(sum(size), 0) FROM pg_ls_waldir())").fetchone() or (0, 0))
+        settings: dict[str, str] = dict(conn.execute(
+            "SELECT name, current_setting(name) FROM pg_settings WHERE name = ANY(%s)",
+            [["wal_level", "max_wal_size", "min_wal_size", "checkpoint_timeout"]]).fetchall())
+    folder = sum(f.stat().st_size for f in (embedded.cortex_home() / "pgdata").rglob("*")
+                 if f.is_file())
+    print(f"  storage after a CHECKPOINT: database {database / 1e6:,.1f} MB, write-ahead log "
+          f"{wal / 1e6:,.1f} MB ({wal / max(database, 1):.2f}x the database), data folder "
+          f"{folder / 1e6:,.1f} MB = {folder / size:.2f}x the corpus "
+          f"({', '.join(f'{k} {v}' for k, v in sorted(settings.items()))})", flush=True)
+    return {"folder_ratio": folder / size, "database_ratio": (database + wal) / size}
 
 
 def _warm_retain(env: dict[str, str], work: Path, size: int) -> float:
@@ -314,13 +386,16 @@ def main() -> None:
                         help="also measure the raw log at migration 0017 (uncompressed)")
     parser.add_argument("--raw-only", action="store_true",
                         help="only the parse floor and the raw ingest (the figures to tune it)")
+    parser.add_argument("--no-warm", action="store_true",
+                        help="skip the retain on the warm graph (a further 10%% of sessions)")
     parser.add_argument("--retain-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.retain_child:
         _retain_child()
         return
     print(machine_describe(), flush=True)
-    print(f"load average (1, 5, 15 min) at the start: {_load()}", flush=True)
+    print(f"load average (1, 5, 15 min) at the start: {_load()}; speed: a 20-million-iteration "
+          f"Python loop in {_speed():.2f} s", flush=True)
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     root = _corpus(work, _size(args.size), seed=11)
@@ -342,27 +417,34 @@ def main() -> None:
             print(f"load average (1, 5, 15 min) at the end: {_load()}")
             return
         first = _first_import(admin, url, env, root, floor, size)
-        retain = _warm_retain(env, work, size)
+        retain = None if args.no_warm else _warm_retain(env, work, size)
     finally:
         _recreate(admin, drop_only=True)
     _verdict(raw, first, retain, size, floor)
 
 
-def _verdict(raw: dict[str, Any], first: dict[str, Any], retain: float, size: int,
+def _verdict(raw: dict[str, Any], first: dict[str, Any], retain: float | None, size: int,
              floor: float) -> None:
     rate = size / 1e6 / raw["seconds"]
     rows = [
-        ("raw ingest >= 60 MB/s", f"{rate:,.1f} MB/s ({raw['seconds'] / floor:,.1f}x floor)",
-         rate >= 60),
-        ("first import <= 90 s for 1.5 GB", f"{first['scaled']:,.0f} s (scaled)",
-         first["scaled"] <= 90),
-        ("retain >= 3,000 obs/s per worker", f"{retain:,.0f} obs/s", retain >= 3000),
-        ("events table <= 1.0x the corpus", f"{raw['events_ratio']:.2f}x",
-         raw["events_ratio"] <= 1.0),
+        ("whole first import <= 25x the parse floor",
+         f"{first['total']:,.1f} s = {first['floors']:,.1f}x", first["floors"] <= 25),
+        ("after it, analyze and retain find nothing", "nothing" if first["nothing"] else
+         "something (above)", first["nothing"]),
+        ("data folder <= 1.5x the corpus after a checkpoint",
+         f"{first['folder_ratio']:.2f}x (database + log {first['database_ratio']:.2f}x)",
+         first["folder_ratio"] <= 1.5),
+        ("unchanged re-run <= 2 s", f"{first['rerun']:,.2f} s", first["rerun"] <= 2),
         ("peak RSS <= 300 MB", f"{max(raw['peak'], first['peak']):,.0f} MB",
          max(raw["peak"], first["peak"]) <= 300),
-        ("unchanged re-run <= 2 s", f"{first['rerun']:,.2f} s", first["rerun"] <= 2),
+        ("raw ingest >= 60 MB/s (issue 14)",
+         f"{rate:,.1f} MB/s ({raw['seconds'] / floor:,.1f}x floor)", rate >= 60),
+        ("events table <= 1.0x the corpus (issue 14)", f"{raw['events_ratio']:.2f}x",
+         raw["events_ratio"] <= 1.0),
     ]
+    if retain is not None:
+        rows.append(("retain >= 3,000 obs/s per worker (issue 14)", f"{retain:,.0f} obs/s",
+                     retain >= 3000))
     print(f"targets (parse floor {size / 1e6 / floor:,.0f} MB/s in this run):")
     for what, figure, ok in rows:
         print(f"  {what}: {figure} [{'ok' if ok else 'MISSED'}]")
