@@ -126,7 +126,7 @@ def test_the_rebuilt_graph_holds_every_decision() -> None:
     assert Entity.objects.get(key="world:person:petrova-anya").status == "active"  # split
     rule = Entity.objects.get(key="agent:claude-code:instruction:use-uv")
     assert rule.pos == 1
-    assert Conflict.objects.get(new__claim="use uv", new__polarity=-1).status == "kept_both"
+    assert Conflict.objects.get(new__claim="never use uv", new__polarity=-1).status == "kept_both"
     assert set(Fact.objects.filter(entity=rule).values_list("status", flat=True)) == {"scoped"}
     # Replaying again changes nothing.
     assert graph_rebuild().digest == incremental
