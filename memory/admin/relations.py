@@ -10,6 +10,7 @@ from django.http import HttpRequest
 
 from memory import clock
 from memory.admin.paging import EstimatedCountPaginator
+from memory.compiled.text import when
 from memory.config import config_get
 from memory.models import Relation
 from memory.selectors.relations import VISIBLE_NOW, WEIGHT_NOW, relation_with_weight
@@ -50,8 +51,8 @@ class RelationAdmin(admin.ModelAdmin[Relation]):
     paginator = EstimatedCountPaginator
     show_full_result_count = False
     readonly_fields = ("source", "target", "relation_type", "relation_class",
-                       "last_reinforced_at", "evidence_count", "weight_now", "visible", "weight",
-                       "weight_evaluated_at", "created_at")
+                       "last_reinforced_at", "evidence_count", "weight_now", "visible",
+                       "weight_stored", "created_at")
     fields = readonly_fields
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Relation]:
@@ -66,6 +67,13 @@ class RelationAdmin(admin.ModelAdmin[Relation]):
     @admin.display(description="weight now", ordering=WEIGHT_NOW)
     def weight_now(self, obj: Relation) -> str:
         return f"{getattr(obj, WEIGHT_NOW):.4f}"
+
+    @admin.display(description="weight at the last sleep cycle")
+    def weight_stored(self, obj: Relation) -> str:
+        if obj.weight is None:
+            return "not evaluated yet"
+        at = obj.weight_evaluated_at
+        return f"{obj.weight:.3f} on {when(at)}" if at else f"{obj.weight:.3f}"
 
     @admin.display(description="visible now", boolean=True, ordering=VISIBLE_NOW)
     def visible(self, obj: Relation) -> bool:

@@ -19,6 +19,7 @@ from django.utils.safestring import SafeString
 
 from memory.admin.base import ReadOnlyAdmin, action_apply
 from memory.admin.paging import EstimatedCountPaginator
+from memory.compiled.text import counted, when
 from memory.models import (
     Conflict,
     ConflictStatus,
@@ -64,7 +65,7 @@ def evidence_html(observations: Iterable[Observation]) -> SafeString:
         rows = format_html_join(
             "", '<tr><td><a href="{}">{}</a></td><td>{}</td><td>{}</td><td>{}</td>'
             "<td><code>{}</code></td></tr>",
-            ((reverse("admin:memory_memoryevent_change", args=[e.id]), e.id, e.occurred_at,
+            ((reverse("admin:memory_memoryevent_change", args=[e.id]), e.id, when(e.occurred_at),
               e.subtype, e.actor, _excerpt(e.payload)) for e in events))
         blocks.append(format_html(
             "<p>{} — {} on {} (schema_fit {}): <em>{}</em></p><table>{}</table>",
@@ -158,8 +159,9 @@ class DarkMatterAdmin(ReadOnlyAdmin):
 def _fact_html(fact: Fact) -> SafeString:
     observations = [e.observation for e in FactEvidence.objects.filter(fact=fact)
                     .select_related("observation").order_by("observation__timestamp")[:10]]
-    return format_html("<p><strong>{}</strong> ({}, {} time(s), since {})</p>{}", fact,
-                       fact.get_status_display(), fact.evidence_count,
+    return format_html("<p><strong>{}</strong> ({}, seen {}, since {})</p>{}", fact,
+                       fact.get_status_display(),
+                       counted(fact.evidence_count, "time", "times"),
                        fact.first_seen_at.date(), evidence_html(observations))
 
 
@@ -215,18 +217,23 @@ class ConflictAdmin(ReadOnlyAdmin):
 class EntityMergeAdmin(ReadOnlyAdmin):
     """Merges (the dedup pass's and the operator's); split a wrong one."""
 
-    list_display = ("created_at", "merged", "survivor", "reason", "similarity", "split_at")
+    list_display = ("created_at", "merged", "survivor", "reason", "similarity_text",
+                    "split_at")
     list_filter = ("reason",)
     list_select_related = ("merged", "survivor")
     search_fields = ("merged__key", "survivor__key")
     ordering = ("-created_at",)
     actions = ("split",)
-    fields = ("merged", "survivor", "reason", "similarity", "merged_status", "aliases_added",
+    fields = ("merged", "survivor", "reason", "similarity_text", "merged_status", "aliases_added",
               "moved", "created_at", "split_at", "split_by")
     readonly_fields = fields
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return obj is None
+
+    @admin.display(description="similarity", ordering="similarity")
+    def similarity_text(self, obj: EntityMerge) -> str:
+        return "-" if obj.similarity is None else f"{obj.similarity:.3f}"
 
     @admin.action(description="Split (undo the merge)")
     def split(self, request: HttpRequest, queryset: QuerySet[EntityMerge]) -> None:

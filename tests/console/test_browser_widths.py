@@ -33,7 +33,8 @@ pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM), reason="no Debian ch
 
 # What a reader would call cut off or broken, measured in the page: the document wider than
 # the window; a box that clips or scrolls sideways holding more than it shows; a heading or
-# a column header with a word split across two lines.
+# a column header with a word split across two lines; a raw float or a "fact(s)" in the
+# console's own text.
 MEASURE = """() => {
   const name = (el) => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') +
       (el.className && typeof el.className === 'string' ? '.' + el.className.trim()
@@ -47,6 +48,7 @@ MEASURE = """() => {
     const style = getComputedStyle(el);
     if (!['auto', 'scroll', 'hidden', 'clip'].includes(style.overflowX)) continue;
     if (el.clientWidth < 2 || el.closest('.visually-hidden')) continue;
+    if (['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName)) continue;  // a field scrolls
     if (el.scrollWidth > el.clientWidth + 1) {
       problems.push(`${name(el)} cuts off ${el.scrollWidth - el.clientWidth} px on the right`);
     }
@@ -70,6 +72,13 @@ MEASURE = """() => {
       }
     }
   }
+  // What the console says in its own words (not a payload quoted in a <pre>, not a
+  // drawing): no raw float, no "fact(s)".
+  const own = document.body.cloneNode(true);
+  own.querySelectorAll('pre, svg, script, style, textarea, input').forEach(e => e.remove());
+  const text = own.textContent;
+  for (const raw of text.match(/\\b\\d+\\.\\d{5,}/g) || []) problems.push(`a raw float ${raw}`);
+  for (const plural of text.match(/\\w+\\((s|ies)\\)/g) || []) problems.push(`"${plural}"`);
   return problems;
 }"""
 
