@@ -14,6 +14,7 @@ from django.utils.html import format_html, format_html_join
 
 from memory.admin.base import ReadOnlyAdmin
 from memory.admin.paging import EstimatedCountPaginator
+from memory.compiled.text import when
 from memory.models import Namespace
 from memory.models.observations import Observation
 from memory.observation_schemas import observation_categories
@@ -95,7 +96,7 @@ class ObservationAdmin(ReadOnlyAdmin):
         rows = format_html_join(
             "", '<tr><td><a href="{}">{}</a></td><td>{}</td><td>{}</td><td>{}</td>'
             "<td><code>{}</code></td></tr>",
-            ((reverse("admin:memory_memoryevent_change", args=[e.id]), e.id, e.occurred_at,
+            ((reverse("admin:memory_memoryevent_change", args=[e.id]), e.id, when(e.occurred_at),
               e.subtype, e.actor, _excerpt(e.payload)) for e in events),
         )
         return format_html("<table><tr><th>event</th><th>occurred</th><th>subtype</th>"

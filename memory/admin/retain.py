@@ -225,8 +225,20 @@ class EntityMergeAdmin(ReadOnlyAdmin):
     ordering = ("-created_at",)
     actions = ("split",)
     fields = ("merged", "survivor", "reason", "similarity_text", "merged_status", "aliases_added",
-              "moved", "created_at", "split_at", "split_by")
+              "moved_summary", "created_at", "split_at", "split_by")
     readonly_fields = fields
+
+    @admin.display(description="moved")
+    def moved_summary(self, obj: EntityMerge) -> str:
+        """What the merge moved, counted (the rows themselves are kept to split it again)."""
+        moved = obj.moved or {}
+        parts = [(len(moved.get(key) or []), one, many) for key, one, many in (
+            ("relations_moved", "relation moved", "relations moved"),
+            ("relations_folded", "relation folded", "relations folded"),
+            ("facts_moved", "fact moved", "facts moved"),
+            ("facts_folded", "fact folded", "facts folded"),
+            ("conflicts", "conflict", "conflicts"))]
+        return ", ".join(counted(n, one, many) for n, one, many in parts)
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return obj is None
