@@ -16,6 +16,7 @@ from actuation.api.serializers import (
 from actuation.models import Proposal
 from actuation.selectors.proposals import proposal_list
 from actuation.services.proposals import proposal_approve, proposal_reject
+from memory.api.parsers import OrjsonParser
 from memory.api.permissions import IsOperator
 from memory.api.schema import error_responses
 
@@ -38,6 +39,8 @@ class ProposalsView(ListAPIView[Proposal]):
 
 
 class ProposalApproveView(APIView):
+    # JSON only: a form body of thousands of fields was Django's HTML 400, not the API's.
+    parser_classes = [OrjsonParser]
     permission_classes = [IsOperator]
 
     @extend_schema(operation_id="proposal_approve",
@@ -54,6 +57,8 @@ class ProposalApproveView(APIView):
 
 
 class ProposalRejectView(APIView):
+    # JSON only: a form body of thousands of fields was Django's HTML 400, not the API's.
+    parser_classes = [OrjsonParser]
     permission_classes = [IsOperator]
 
     @extend_schema(operation_id="proposal_reject", summary="Reject a proposal, with a reason",
