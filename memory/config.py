@@ -30,7 +30,7 @@ MEMORY_TYPES = ("episodic", "semantic", "procedural")
 REFERENTS = ("self", "agent", "other", "object", "abstract")
 VALENCES = ("neutral", "positive", "negative", "critical")
 ROUTES = ("dark_matter", "normal", "fast_lane")
-RECALL_STRATEGIES = ("fulltext", "trigram", "vector", "sparse", "graph")
+RECALL_STRATEGIES = ("fulltext", "trigram", "vector", "sparse", "graph", "time")
 FULLTEXT_SOURCES = ("names", "facts", "memories", "compiled")
 SCHEMA_FIT_PARTS = ("actors", "familiarity", "vocabulary")
 SEGMENT = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}$")
@@ -512,6 +512,10 @@ class RecallSection:
     # unit=memory: the share of the vector's and the sparse strategy's weight given to a
     # memory's vectors in the context of the turn it answers (the rest to its own).
     context_share: float = 0.5
+    # unit=memory: how a memory's nearness to the time a query names fades, in days, before
+    # the time and after it (people speak of a day during it and in the days after).
+    time_fade_days: dict[str, float] = dataclasses.field(
+        default_factory=lambda: {"before": 1.0, "after": 2.0})
 
     def check(self, where: str) -> None:
         _exact_keys(f"{where}.bm25", self.bm25, ("k1", "b"))
@@ -540,6 +544,9 @@ class RecallSection:
             _unit(f"{where}.{name}", getattr(self, name))
         if self.strength_tiebreak < 0:
             _fail(f"{where}.strength_tiebreak", "must be >= 0")
+        _exact_keys(f"{where}.time_fade_days", self.time_fade_days, ("before", "after"))
+        for side, days in self.time_fade_days.items():
+            _positive(f"{where}.time_fade_days.{side}", days)
 
 
 @dataclasses.dataclass(frozen=True)

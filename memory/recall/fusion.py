@@ -1,13 +1,13 @@
-"""Fusing ranked candidate lists from several strategies into one relevance, then weighing
-in strength as a bounded boost (docs/recall.md).
+"""Fusing ranked candidate lists from several strategies into one relevance, then breaking
+near-ties by strength (docs/recall.md).
 
-Relevance comes first: a strategy's list is scored by `linear` fusion (each score min-max
-normalized within its list, times the strategy's weight, summed over strategies: a list whose
-scores all sit close together, as cosine similarities do, spreads over [0, 1] instead of
-giving every candidate nearly the same share) or by `rrf`
-(reciprocal rank fusion, weight / (k + rank)). Strength then multiplies relevance by a
-factor within [faded_factor, 1 + strength_boost]: it reorders hits of similar relevance but
-can never bury a hit that is clearly more relevant.
+A strategy's list is scored by `linear` fusion (each score min-max normalized within its
+list, times the strategy's weight, summed over strategies: a list whose scores all sit close
+together, as cosine similarities do, spreads over [0, 1] instead of giving every candidate
+nearly the same share), by `zscore` (each score less its list's mean, over its deviation,
+times the weight) or by `rrf` (reciprocal rank fusion, weight / (k + rank)). Strength then
+adds at most `tiebreak` to a hit's relevance: it orders hits of nearly equal relevance and
+never buries one clearly more relevant.
 """
 
 from __future__ import annotations

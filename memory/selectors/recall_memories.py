@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.db import connection
@@ -66,6 +67,20 @@ def dense_memories(*, vector: str, scope: Scope, limit: int, ef_search: int) -> 
     """(memory id, cosine similarity) of the nearest by the dense embedding."""
     return [(ident, 1 + score) for ident, score in
             _nearest("vector", "<=>", vector, "vector", scope, limit, ef_search)]
+
+
+def window_memories(*, vector: str, scope: Scope, start: datetime, end: datetime,
+                    limit: int) -> Ranked:
+    """(memory id, cosine similarity) of the nearest by the dense embedding among the
+    memories of [start, end) (exactly: an index scan would filter after its nearest)."""
+    where, params = memory_where(scope)
+    return [(ident, 1 - distance) for ident, distance in _rows(
+        f"""SELECT m.id, v.vector <=> %s::vector FROM memory_memoryembedding v
+            JOIN memory_memory m ON m.id = v.memory_id
+            WHERE v.vector IS NOT NULL AND m.occurred_at >= %s AND m.occurred_at < %s
+              AND {where}
+            ORDER BY (v.vector <=> %s::vector) + 0, m.id LIMIT %s""",
+        [vector, start, end, *params, vector, limit])]
 
 
 def sparse_memories(*, sparse: str, scope: Scope, limit: int, ef_search: int) -> Ranked:

@@ -30,6 +30,7 @@ from memory.recall.fusion import (
     language_centred,
     rank,
 )
+from memory.recall.when import Window, query_window
 from memory.retain.embedders import Embedder, embedder_get, sparse_encoder_get
 from memory.selectors import recall as strategies
 from memory.selectors import recall_memories as by_memory
@@ -399,6 +400,12 @@ def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
     if "sparse" in literals:
         found["sparse"] = by_memory.sparse_memories(
             sparse=literals["sparse"], scope=scope, limit=n, ef_search=section.vector_ef_search)
+    window = query_window(query, now=scope.at) if "time" in on else None
+    if window is not None and "vector" in literals:
+        near = window.widened(before_days=section.time_fade_days["before"],
+                              after_days=section.time_fade_days["after"])
+        found["time"] = by_memory.window_memories(
+            vector=literals["vector"], scope=scope, start=near.start, end=near.end, limit=n)
     drawn = _facts_drawn_from_memories(facts, facts_read)
     ids = {ident for ranked in found.values() for ident, _ in ranked}
     ids |= {ident for memories in drawn.values() for ident in memories}
@@ -408,8 +415,10 @@ def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
     lists = _exact_lists(exact, rows, found)
     if facts:
         lists["fulltext"] = _with_facts(lists.get("fulltext", []), facts, drawn, section)
+    if window is not None:
+        lists["time"] = _nearness(window, rows, section)
     fused = fuse(lists, weights=_memory_weights(section), method=section.memory_fusion,
-                 rrf_k=section.rrf_k)
+                 rrf_k=section.rrf_k, shares=("time",))
     return _memory_ranked(fused, rows=rows, facts=facts_read, limit=limit,
                           use_strength=use_strength, section=section)
 
@@ -423,6 +432,17 @@ def _with_facts(memories: list[Candidate], facts: list[Candidate],
     merged = memories + [Candidate(c.ref, top * c.score / top_fact) for c in facts
                          if _id(c.ref) not in drawn]
     return sorted(merged, key=lambda c: (-c.score, str(c.ref)))
+
+
+def _nearness(window: Window, rows: Mapping[int, Memory],
+              section: RecallSection) -> list[Candidate]:
+    """Each candidate's nearness to the time the query names (within [0, 1]), taken as it
+    is: 1 adds the strategy's whole weight."""
+    fade = section.time_fade_days
+    near = [Candidate(("memory", pk), window.nearness(m.occurred_at, before_days=fade["before"],
+                                                      after_days=fade["after"]))
+            for pk, m in rows.items()]
+    return sorted(near, key=lambda c: (-c.score, str(c.ref)))
 
 
 # A memory's vectors in the context of the turn it answers: their lists are named so.

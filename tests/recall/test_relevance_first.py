@@ -80,3 +80,23 @@ def test_a_reply_is_embedded_in_the_context_of_the_turn_it_answers() -> None:
     replies = [s for s in _source_ids("Has Ben been to Iceland?",
                                       strategies_on=("vector", "sparse")) if s in ("a1", "a2")]
     assert replies[0] == "a1"  # the reply itself, with its own provenance
+
+
+@pytest.mark.django_db
+def test_a_question_naming_a_time_favours_the_memories_of_that_time() -> None:
+    # The same decision said three times (the same words: the same text relevance); the
+    # question names the day of the second one.
+    _remember(("nov05", "We decided to move the standup.", datetime(2026, 11, 5, 15, tzinfo=UTC)),
+              ("nov12", "We decided to move the standup!", datetime(2026, 11, 12, 15, tzinfo=UTC)),
+              ("nov18", "We decided to move the standup...",
+               datetime(2026, 11, 18, 15, tzinfo=UTC)))
+    question = "What did we decide about the standup on 12.11.2026?"
+    # Without the time strategy the three tie and the freshest comes first.
+    assert _source_ids(question, strategies_on=("fulltext",))[0] == "nov18"
+    for strategies in (("fulltext", "time"), None):
+        assert _source_ids(question, strategies_on=strategies)[0] == "nov12", strategies
+    # The days after it count more than the days before (people speak of a day after it).
+    assert _source_ids("What did we decide about the standup on 16.11.2026?",
+                       strategies_on=("fulltext", "time"))[:2] == ["nov18", "nov12"]
+    # Naming no time changes nothing.
+    assert _source_ids("What did we decide about the standup?")[0] == "nov18"
