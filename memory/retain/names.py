@@ -7,7 +7,8 @@ each of its tokens matches a distinct token of the other: equal, or an initial (
 
 A first name alone ("Anya") is not such a name: the Retain Job resolves it to the one person
 of that first name it knows ("Anya Petrova"), and to no one when it knows none or several
-(`given_name`, `first_name_of`).
+(`given_name`, `first_name_of`); a full name said after the first name alone is that person
+when no one else of the first name is known by a full name.
 """
 
 from __future__ import annotations

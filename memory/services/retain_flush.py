@@ -85,13 +85,16 @@ def _entities(cache: GraphCache, writes: ChunkWrites, config: DecayConfig) -> No
             cache.by_id[pk] = node
         _execute(_EMBEDDING_INSERT, [json_param(
             (_id(n), n.namespace.pk, n.display_name, n.dedup) for n in nodes)])
-    renamed = [{"id": n.id, "names": n.aliases_added} for n in cache.nodes.values()
-               if n.aliases_added and not n.new]
+    renamed = [{"id": n.id, "names": n.aliases_added,
+                "display": n.display_name if n.renamed else None}
+               for n in cache.nodes.values() if n.aliases_added and not n.new]
     if renamed:
         _execute(
             "UPDATE memory_entity AS e SET aliases = e.aliases || ARRAY("
-            "SELECT jsonb_array_elements_text(v.names))::varchar[] "
-            "FROM jsonb_to_recordset(%s::jsonb) AS v(id bigint, names jsonb) WHERE e.id = v.id",
+            "SELECT jsonb_array_elements_text(v.names))::varchar[], "
+            "display_name = COALESCE(v.display, e.display_name) "
+            "FROM jsonb_to_recordset(%s::jsonb) AS v(id bigint, names jsonb, display varchar) "
+            "WHERE e.id = v.id",
             [orjson.dumps(renamed).decode()])
     if cache.new_aliases:
         rows = [(cache.namespaces[ns].pk, name, cache.nodes[key].id)

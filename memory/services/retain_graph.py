@@ -51,6 +51,8 @@ class Node:
     new: bool = False
     dedup: str = ""
     aliases_added: list[str] = field(default_factory=list)
+    # Its display name changed in this chunk (a first name alone took its full name).
+    renamed: bool = False
     reinforcements: int = 0
     reinforced_at: datetime | None = None
     # The normalized names it carries (display name, aliases, aliases added), built once.
@@ -157,7 +159,11 @@ class GraphCache:
             self._add_rows(self._rows("id", wanted))
 
     def load_aliases(self, pairs: Iterable[tuple[str, str]]) -> None:
-        """(namespace path, normalized name) pairs -> the entities holding them."""
+        """(namespace path, normalized name) pairs -> the entities holding them; for a
+        person's full name, its first name alone too (the person it may have been first)."""
+        pairs = set(pairs)
+        pairs |= {(path, first) for path, name in pairs
+                  if (first := first_name_of(name)) and namespace_matches(path, self.person_like)}
         wanted = {p for p in pairs if p not in self.alias_checked and p[0] in self.namespaces}
         self.alias_checked |= wanted
         if not wanted:
@@ -263,7 +269,7 @@ class GraphCache:
                     node = self.nodes[alias_key]
                     break
             if node is None:
-                node = self._by_first_name(path, names)
+                node = self._by_first_name(path, names) or self._by_full_name(path, names)
         return self.survivor(node) if node is not None else None
 
     def _by_first_name(self, path: str, names: Iterable[str]) -> Node | None:
@@ -277,6 +283,22 @@ class GraphCache:
                           for key in self.first_names.get((path, first), ()) if key in self.nodes}
                 if len(people) == 1:
                     return self.nodes[people.pop()]
+        return None
+
+    def _by_full_name(self, path: str, names: Iterable[str]) -> Node | None:
+        """A full name ("Anya Petrova") is the person first known by its first name alone
+        ("Anya") when no one else of that first name is known by a full name."""
+        if not namespace_matches(path, self.person_like):
+            return None
+        for name in names:
+            first = first_name_of(normalize(name))
+            key = self.aliases.get((path, first)) if first else None
+            if key is None:
+                continue
+            others = {self.survivor(self.nodes[k]).key
+                      for k in self.first_names.get((path, first), ()) if k in self.nodes}
+            if not others:
+                return self.nodes[key]
         return None
 
     def known_lemmas(self, namespace: str, lemmas: Iterable[str]) -> int:
@@ -299,6 +321,18 @@ class GraphCache:
             self.new_aliases[(namespace, normalized)] = key
         if first := first_name_of(normalized):
             self.first_names[(namespace, first)].add(key)
+
+    def take_full_name(self, node: Node, name: str) -> bool:
+        """A person known by a first name alone takes the full name it is now given ("Anya"
+        -> "Anya Petrova"), the first name staying an alias; whether it did."""
+        first = first_name_of(normalize(name))
+        if (not first or given_name(node.display_name) != first
+                or not namespace_matches(node.namespace.path, self.person_like)):
+            return False
+        node.aliases_added.append(node.display_name)
+        node.display_name, node.renamed = name[:300], True
+        node.known_names().add(normalize(name))
+        return True
 
     def add_vocabulary(self, namespace: str, lemmas: Iterable[str]) -> None:
         for lemma in lemmas:

@@ -295,6 +295,8 @@ class ObservationStep:
         (not from dark matter: unconfirmed signal names nothing)."""
         if self.route == DARK:
             return
+        if self.cache.take_full_name(node, spec.name):
+            self.writes.regenerate(node.key, "renamed", at=self.view.timestamp)
         known = node.known_names()
         for name in (spec.name, *spec.aliases):
             normalized = normalize(name)

@@ -64,3 +64,38 @@ def test_a_first_name_shared_by_two_people_is_someone_new(lyra: APIClient) -> No
 def test_a_first_name_no_one_has_is_someone_new(lyra: APIClient) -> None:
     _remember(lyra, "J'ai déjeuné avec Boris Petrov à Lyon.", MORNING)
     assert {"Boris Petrov", "Anya"} <= _people()
+
+
+LUNCH = "J'ai déjeuné avec Anya Petrova à Lyon."
+
+
+def _person_of(text: str) -> str:
+    said = MemoryMention.objects.filter(memory__text=text, role="person")
+    return str(said.values_list("entity__key", flat=True).get())
+
+
+def _one_anya() -> None:
+    petrova = Entity.objects.get(namespace__path="world:person", display_name="Anya Petrova")
+    assert "Anya" not in _people() and "Anya" in petrova.aliases
+    assert _person_of(MORNING) == _person_of(LUNCH) == petrova.key
+
+
+def test_a_full_name_said_later_is_the_person_first_known_by_its_first_name(
+        lyra: APIClient) -> None:
+    _remember(lyra, MORNING, LUNCH)
+    _one_anya()
+
+
+def test_both_orders_in_one_chunk_make_one_person(lyra: APIClient) -> None:
+    for day, text in enumerate((MORNING, LUNCH)):
+        post(lyra, {"text": text, "occurred_at": (T0 + timedelta(days=day)).isoformat()})
+    consolidate()
+    _one_anya()
+
+
+def test_a_second_full_name_after_the_first_name_is_someone_else(lyra: APIClient) -> None:
+    _remember(lyra, MORNING, LUNCH, "J'ai appelé Anya Smith pour le budget.")
+    _one_anya()
+    assert "Anya Smith" in _people()
+    smith = Entity.objects.get(namespace__path="world:person", display_name="Anya Smith")
+    assert "Anya" not in smith.aliases
