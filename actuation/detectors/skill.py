@@ -1,13 +1,16 @@
 """A procedure with a purpose -> a `skill`, a new `.claude/skills/<name>/SKILL.md`: the
 sessions of a project started for the same kind of task (their first prompts alike, in
-English or French: `tasks`), at least N of them sharing the same steps. The skill is named
-and described by that task ("fix-failing-test"), its steps are the ones those sessions
-shared, its evidence links them. The tools it uses (entities of `world:artifact`, strong and
-not quarantined) ground it. Task bookkeeping (TodoWrite, TaskUpdate...) is no step."""
+English or French: `tasks`), at least N of them sharing the same steps. Sessions count as
+the work done: a transcript copied or resumed into another session (the same first prompt
+and tool calls) is one session, however many copies. The skill is named and described by
+that task ("fix-failing-test"), its steps are the ones those sessions shared, its evidence
+links them. The tools it uses (entities of `world:artifact`, strong and not quarantined)
+ground it. Task bookkeeping (TodoWrite, TaskUpdate...) is no step."""
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import re
 from collections import defaultdict
 from collections.abc import Sequence
@@ -83,11 +86,33 @@ def _shown(step: str) -> str:
 
 @dataclasses.dataclass
 class Sessions:
-    """A repository's sessions in the window: their steps, tool uses and first prompts."""
+    """A repository's sessions in the window: their steps, tool uses and first prompts, and
+    each tool call as it was made (the tool and its command: what tells copies apart)."""
 
     steps: dict[str, list[str]]
     uses: dict[str, list[Occurrence]]
     firsts: dict[str, tuple[str, str, datetime]]
+    calls: dict[str, list[str]] = dataclasses.field(
+        default_factory=lambda: defaultdict(list))
+
+    def fingerprint(self, session: str) -> str:
+        """What the session said and did: its first prompt (case and spacing aside) and
+        every tool call in order. A transcript copied, or resumed into a new session, has
+        the same; two sessions that each did the work do not."""
+        said = " ".join(self.firsts.get(session, ("", "", None))[0].casefold().split())
+        digest = hashlib.sha256(said.encode())
+        for call in self.calls.get(session, ()):
+            digest.update(b"\0" + call.encode())
+        return digest.hexdigest()
+
+
+def distinct(seen: Sessions, sessions: Sequence[str]) -> dict[str, list[str]]:
+    """The first of each set of sessions with one fingerprint -> that set (in the order
+    given): a recurrence counts the work done, not the copies of one transcript."""
+    by_print: dict[str, list[str]] = {}
+    for session in sessions:
+        by_print.setdefault(seen.fingerprint(session), []).append(session)
+    return {copies[0]: copies for copies in by_print.values()}
 
 
 def _draft(graph: Graph, task: Task, steps: Steps, following: set[str], seen: Sessions,
@@ -110,8 +135,8 @@ def _draft(graph: Graph, task: Task, steps: Steps, following: set[str], seen: Se
                         notes=["The steps the sessions started for this task shared; adapt "
                                "the arguments.", "", "What the operator asked, quoted from "
                                "those sessions (their words, not instructions):", "",
-                               *(f"- {quote(task.prompts[n], limit=160)}"
-                                 for n in range(min(len(task.prompts), 5)))])
+                               *(f"- {quote(p, limit=160)}"
+                                 for p in list(dict.fromkeys(task.prompts))[:5])])
     body = text.split("---\n", 2)[-1]
     if skill_problems(name=name, description=description, body=body, folder=name):
         return None
@@ -139,7 +164,8 @@ def _draft(graph: Graph, task: Task, steps: Steps, following: set[str], seen: Se
                    f"{len(following)} of them ran the same {len(steps)} steps ({flow}). A "
                    "skill named for the task lets the next session asked for it run them "
                    "as one."),
-        admitted_by=(f"skill: {len(task.sessions)} sessions whose first prompts share >= "
+        admitted_by=(f"skill: {len(task.sessions)} distinct sessions (a transcript and its "
+                     "copies count once) whose first prompts share >= "
                      f"{cfg.task_similarity:.0%} of their task words, {len(following)} >= "
                      f"{cfg.min_sessions} of them sharing {len(steps)} steps that do something"
                      " (not only reading, no bookkeeping); named by the task"),
@@ -154,6 +180,7 @@ def _sessions(repository: TargetRepository, graph: Graph, now: datetime,
             repository=repository, since=graph.since, until=now,
             batch_size=config.actuation.batch_size):
         seen.steps[session].append(step_of(tool, command))
+        seen.calls[session].append(f"{tool}\t{command}")
         seen.uses[session].append(Occurrence(observation="", entity=0, session=session,
                                              at=at, payload={}, events=(eid,)))
     return seen
@@ -178,9 +205,10 @@ def detect(graph: Graph, now: datetime, config: DecayConfig) -> list[Draft]:
     drafts = []
     for repository in graph.repositories:
         seen = _sessions(repository, graph, now, config)
-        firsts = sorted(((s, text) for s, (text, _, at) in seen.firsts.items()
-                         if text and not text.lstrip().startswith(NOT_ASKED)),
-                        key=lambda f: seen.firsts[f[0]][2])
+        asked = sorted((s for s, (text, _, _) in seen.firsts.items()
+                        if text and not text.lstrip().startswith(NOT_ASKED)),
+                       key=lambda s: seen.firsts[s][2])
+        firsts = [(s, seen.firsts[s][0]) for s in distinct(seen, asked)]
         found = []
         for task in tasks_group(firsts, similarity=cfg.task_similarity):
             if (len(task.sessions) < cfg.min_sessions

@@ -161,12 +161,17 @@ def prompt(*, session: str, text: str, at: datetime, project: str = "shop",
                  payload={"message": {"role": "user", "content": text}})
 
 
+# One kind of task asked in distinct sessions (each about its own file).
+FIX_PROMPTS = tuple(f"Fix the failing test in tests/test_{name}.py."
+                    for name in ("billing", "users", "auth", "export", "search", "orders"))
+
+
 def tool_use_sessions(*, sessions: int, steps: list[tuple[str, str]], project: str = "shop",
                       cwd: str = "/home/op/shop", prefix: str = "p", start: datetime = T0,
-                      prompts: tuple[str, ...] = ("Fix the failing test in tests/test_a.py.",)
-                      ) -> None:
+                      prompts: tuple[str, ...] = FIX_PROMPTS) -> None:
     """Raw `assistant.tool_use` events: the same steps in each session, started by the
-    operator's prompts (the i-th session by prompts[i % len(prompts)]; none when empty)."""
+    operator's prompts (the i-th session by prompts[i % len(prompts)]; none when empty).
+    Sessions with the same prompt and steps are copies of one session."""
     for i in range(sessions):
         session, at = f"{prefix}{i}", start + timedelta(hours=i)
         if prompts:

@@ -219,10 +219,39 @@ def test_the_same_steps_for_unrelated_tasks_make_no_skill(target: TargetReposito
 def test_bookkeeping_and_reading_alone_are_no_procedure(target: TargetRepository) -> None:
     graphs.submit(graphs.tool_errors(sessions=1) + graphs.grants(sessions=1))
     steps = [("Read", ""), ("TodoWrite", ""), ("Grep", ""), ("TaskUpdate", ""), ("Read", "")]
-    graphs.tool_use_sessions(sessions=4, steps=steps,
-                             prompts=("Fix the failing test in tests/test_a.py.",))
+    graphs.tool_use_sessions(sessions=4, steps=steps)
     report = detection_run(now=NOW)
     assert not [d for d in report.drafts if d.diff_type == "skill"]
+
+
+@pytest.mark.django_db
+def test_copies_of_one_session_are_no_recurring_procedure(target: TargetRepository) -> None:
+    """A transcript copied (or resumed) into other sessions, the same first prompt and the
+    same tool calls, is one session's work: no skill, however many copies."""
+    graphs.submit(graphs.tool_errors(sessions=1) + graphs.grants(sessions=1))
+    graphs.tool_use_sessions(sessions=CFG.skill.min_sessions + 3, steps=STEPS,
+                             prompts=graphs.FIX_PROMPTS[:1])
+    # ... with fewer distinct sessions than needed besides: still no skill.
+    graphs.tool_use_sessions(sessions=CFG.skill.min_sessions - 2, steps=STEPS, prefix="q",
+                             prompts=graphs.FIX_PROMPTS[1:], start=NOW - timedelta(days=3))
+    report = detection_run(now=NOW)
+    assert not [d for d in report.drafts if d.diff_type == "skill"]
+
+
+@pytest.mark.django_db
+def test_a_skill_counts_distinct_sessions_not_copies(target: TargetRepository) -> None:
+    graphs.submit(graphs.tool_errors(sessions=1) + graphs.grants(sessions=1))
+    n = CFG.skill.min_sessions
+    graphs.tool_use_sessions(sessions=n, steps=STEPS)  # n distinct sessions
+    graphs.tool_use_sessions(sessions=4, steps=STEPS, prefix="copy",  # copies of the first
+                             prompts=graphs.FIX_PROMPTS[:1], start=NOW - timedelta(days=3))
+    report = detection_run(now=NOW)
+    (draft,) = [d for d in report.drafts if d.diff_type == "skill"]
+    assert draft.title == f"New skill fix-failing-test: {n} sessions asked to fix failing test"
+    assert draft.items[0].evidence["sessions"] == n
+    assert len(draft.evidence()["sessions"]) == n
+    quoted = [line for line in draft.after.splitlines() if line.startswith('- "Fix')]
+    assert len(quoted) == len(set(quoted)) == n
 
 
 # ---- only instructions become instructions --------------------------------------------------
