@@ -45,6 +45,18 @@ _TRIM = " '\"*_`.«»"
 _ELIDED_ARTICLE = re.compile(r"^(?:l|d)'")
 # "... but I don't want to X": a clause of its own.
 _CLAUSES = re.compile(r"(?:[,;]\s*|\s)(?:but|and so|so|mais|donc)\s+|;\s*")
+# "we use `git add` but don't change the local folder tree": after a bare "but" (no comma),
+# a clause with no subject of its own goes on with the subject of the one before; when that
+# subject is the speaker or a group ("we", "I", "they") and no rule was stated, the sentence
+# describes what they do, it tells the agent nothing. ("We use pnpm, so don't use npm" and
+# "I know, but don't push" still state rules: a comma, or a clause of its own.)
+_BARE_BUT = re.compile(r"\s(?:but|mais)\s+")
+_DESCRIBED_SUBJECT = {
+    "en": re.compile(r"^(?:(?:so|and|ok|okay|well|here|now)[,]?\s+)*(?:we|i|they)\s+"
+                     r"(?!(?:want|need|would|should|must|have|expect|ask|wish|told|said)\b)"),
+    "fr": re.compile(r"^(?:(?:donc|et|ok|bon|alors)[,]?\s+)*(?:nous|on|je|j'|ils|elles)\s*"
+                     r"(?!(?:veux|voudrais|veut|voulons|aimerais|demande|dois|devons|faut)\b)"),
+}
 # A lead-in before the rule: "I said it before: never use X", "Rappel : toujours ...",
 # "Again - run the tests first". Tried only when the whole sentence states no rule.
 _LEAD_IN = re.compile(r"\s*:\s+|\s+[-\u2013\u2014]\s+")
@@ -178,9 +190,25 @@ def _with_instead(first: Claim, lex: Lexicon) -> Claim:
     return first
 
 
-def _sentence_claims(sentence: str, lex: Lexicon, *, corrective: bool) -> list[Claim]:
+def _own_clauses(sentence: str, language: str) -> list[str]:
+    """The clauses after "but", "so", ";" that may state a rule of their own: not one that
+    goes on describing what the sentence's subject does ("we use X but don't change Y")."""
+    described = _DESCRIBED_SUBJECT.get(language)
+    clauses, start, bare = [], 0, False
+    for found in _CLAUSES.finditer(sentence):
+        if start and not (bare and described is not None and described.match(sentence)):
+            clauses.append(sentence[start:found.start()])
+        start, bare = found.end(), bool(_BARE_BUT.fullmatch(found.group(0)))
+    if start and not (bare and described is not None and described.match(sentence)):
+        clauses.append(sentence[start:])
+    return clauses
+
+
+def _sentence_claims(sentence: str, lex: Lexicon, language: str, *,
+                     corrective: bool) -> list[Claim]:
     patterns = (*lex.claims, *lex.corrective_claims) if corrective else lex.claims
-    for clause in (sentence, *_CLAUSES.split(sentence)[1:], *_LEAD_IN.split(sentence, 1)[1:]):
+    for clause in (sentence, *_own_clauses(sentence, language),
+                   *_LEAD_IN.split(sentence, 1)[1:]):
         for pattern in patterns:
             if claims := _claim(clause.strip(), pattern, lex):
                 return [dataclasses.replace(claim, whole=sentence) for claim in claims]
@@ -195,7 +223,7 @@ def claims_in(text: str, language: str, *, corrective: bool = False) -> list[Cla
     lex = lexicon(language)
     found = []
     for sentence in sentences(text):
-        for claim in _sentence_claims(sentence, lex, corrective=corrective):
+        for claim in _sentence_claims(sentence, lex, language, corrective=corrective):
             claim = _with_instead(claim, lex)
             found.extend([claim, *_elliptic(claim, language), *_replacing(claim)])
     return found
