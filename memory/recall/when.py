@@ -165,9 +165,6 @@ _RELATIVE = [
     (re.compile(r"\b(?:last|past) week(?:end)?\b|\bla semaine (?:dernière|passée)\b", re.I),
      -7, 0),
     (re.compile(r"\bthis week\b|\bcette semaine\b", re.I), -6, 1),
-    (re.compile(r"\b(?:last|past) month\b|\ble mois (?:dernier|passé)\b", re.I), -31, 0),
-    (re.compile(r"\b(?:last|past) year\b|\bl'(?:année|an) (?:dernière|dernier|passée)\b", re.I),
-     -365, 0),
     (re.compile(r"\b(?:recently|lately|récemment|dernièrement)\b", re.I), -14, 1),
 ]
 
@@ -186,7 +183,19 @@ def _relative(query: str, today: date) -> _Found:
         match = pattern.search(query)
         if match is not None:
             return today + timedelta(days=start), today + timedelta(days=end), match.start()
+    match = _LAST_MONTH.search(query)
+    if match is not None:
+        year, month = (today.year, today.month - 1) if today.month > 1 else (today.year - 1, 12)
+        return _month_span(year, month) + (match.start(),)
+    match = _LAST_YEAR.search(query)
+    if match is not None:
+        return date(today.year - 1, 1, 1), date(today.year, 1, 1), match.start()
     return None
+
+
+# The calendar month and year before the one the query is asked in.
+_LAST_MONTH = re.compile(r"\blast month\b|\ble mois (?:dernier|passé)\b", re.I)
+_LAST_YEAR = re.compile(r"\blast year\b|\bl'(?:année|an) (?:dernière|dernier|passée)\b", re.I)
 
 
 _HOLIDAYS = [

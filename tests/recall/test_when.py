@@ -35,6 +35,8 @@ def day(y: int, m: int, d: int) -> datetime:
     ("what did I fix yesterday", day(2024, 1, 25), day(2024, 1, 26)),
     ("qu'est-ce que j'ai fait hier", day(2024, 1, 25), day(2024, 1, 26)),
     ("the bug from last week", day(2024, 1, 19), day(2024, 1, 26)),
+    ("the invoices of last month", day(2023, 12, 1), day(2024, 1, 1)),
+    ("le budget de l'année dernière", day(2023, 1, 1), day(2024, 1, 1)),
     ("la décision de la semaine dernière", day(2024, 1, 19), day(2024, 1, 26)),
     # Eight days ago, give or take a quarter of it (two days).
     ("the call 8 days ago", day(2024, 1, 16), day(2024, 1, 21)),
