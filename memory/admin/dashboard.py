@@ -1,6 +1,7 @@
 """The admin's home is the Cortex dashboard: the size of each layer, what waits for review,
-the last sleep cycles, the strength distribution and the threshold crossings. Other apps add
-their review queues with `review_queue_register` (memory never imports them)."""
+the last sleep cycles, the strength distribution, the threshold crossings and the health
+report of `cortex doctor` (memory/admin/doctor_panel.py). Other apps add their review queues
+with `review_queue_register` (memory never imports them)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from django.contrib import admin
 from django.urls import NoReverseMatch, reverse
 
 from memory import clock
+from memory.admin.doctor_panel import doctor_panel
 from memory.admin.paging import COUNT_CAP
 from memory.admin.plots import crossings_svg, strength_histogram_svg
 from memory.compiled.text import counted
@@ -125,4 +127,5 @@ def dashboard_context() -> dict[str, Any]:
         "crossings_relations": crossings_svg(crossings["relations"],
                                              label="relation crossings"),
         "crossings_totals": {kind: _totals(days) for kind, days in crossings.items()},
+        "doctor": doctor_panel(),
     }

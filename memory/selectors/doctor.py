@@ -19,6 +19,7 @@ from django.db import DatabaseError, connection
 from django.db.models import Q
 
 from memory import clock
+from memory.compiled.text import counted
 from memory.models import Entity, Memory, Observation
 from memory.models.graph import EntityStatus
 from memory.models.observations import ObservationStatus
@@ -144,6 +145,20 @@ def database_size() -> dict[str, Any]:
     return {"bytes": int(total[0]) if total else 0, "tables": tables, "wal_bytes": _wal()}
 
 
+def size_text(count: int | None) -> str:
+    """A size as the report shows it (`cortex doctor` and the dashboard alike)."""
+    if count is None:
+        return "unknown (this role may not list it)"
+    if count < 1024:
+        return f"{count} B"
+    size = float(count)
+    for unit in ("KiB", "MiB", "GiB"):
+        size /= 1024
+        if size < 1024 or unit == "GiB":
+            break
+    return f"{size:.1f} {unit}"
+
+
 def _wal() -> int | None:
     try:
         with connection.cursor() as cursor:
@@ -175,10 +190,9 @@ def _waiting(*, workers: dict[str, list[str]]) -> list[Finding]:
                 f"{entities} entities, {memories} memories not embedded yet", "cortex retain"),
     ]
     for queue, length in queued.items():
-        found.append(Finding(f"queue {queue}", length == 0 or queue in consumed,
-                             f"{length} task(s)" + ("" if length == 0 or queue in consumed
-                                                    else ", no worker consumes it"),
-                             "cortex up"))
+        served = length == 0 or queue in consumed
+        found.append(Finding(f"queue {queue}", served, counted(length, "task", "tasks")
+                             + ("" if served else ", no worker consumes it"), "cortex up"))
     return [f if not f.ok else Finding(f.name, True, f.says) for f in found]
 
 
@@ -255,6 +269,6 @@ def _hooks(*, home: Path) -> list[Finding]:
         fix = HOOK_PROBLEMS.get(state, "")
         found = [Finding("hooks", not fix, says, fix)]
     if spooled:
-        found.append(Finding("hook spool", False, f"{spooled} segment(s) wait to be sent",
-                             "cortex hook flush"))
+        waiting = counted(spooled, "segment waits", "segments wait")
+        found.append(Finding("hook spool", False, f"{waiting} to be sent", "cortex hook flush"))
     return found

@@ -180,6 +180,8 @@ def test_every_console_page_reads_at_1280_and_1920(
         page.fill("#id_password", "pw")
         page.click("input[type=submit]")
         page.wait_for_selector("#cortex-dashboard")
+        page.wait_for_selector("#doctor-problems")  # the health report, measured as the rest
+        page.wait_for_selector("#cortex-doctor")
         for name, path in pages:
             response = page.goto(f"{live_server.url}{path}")
             assert response is not None and response.status == 200, (name, path)

@@ -10,18 +10,9 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import CommandParser
 
+from memory.compiled.text import counted
 from memory.management.base import DomainCommand
-from memory.selectors.doctor import DoctorReport, Finding, doctor_report
-
-
-def _size(count: int | None) -> str:
-    if count is None:
-        return "unknown (this role may not list it)"
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if count < 1024 or unit == "GiB":
-            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
-        count /= 1024  # type: ignore[assignment]
-    return str(count)
+from memory.selectors.doctor import DoctorReport, Finding, doctor_report, size_text
 
 
 class Command(DomainCommand):
@@ -47,9 +38,9 @@ class Command(DomainCommand):
         out = self.stdout.write
         self._section("what runs", report.processes)
         db = report.database
-        out(f"\ndatabase: {_size(db['bytes'])}, write-ahead log {_size(db['wal_bytes'])}")
+        out(f"\ndatabase: {size_text(db['bytes'])}, write-ahead log {size_text(db['wal_bytes'])}")
         for table in db["tables"]:
-            out(f"  {table['table']:<40} {_size(table['bytes']):>12}")
+            out(f"  {table['table']:<40} {size_text(table['bytes']):>12}")
         self._section("waiting", report.waiting)
         self._section("nightly", report.nightly)
         self._section("hooks", report.hooks)
@@ -57,7 +48,7 @@ class Command(DomainCommand):
         if not problems:
             out("\nno problem found")
             return
-        out(f"\n{len(problems)} problem(s):")
+        out(f"\n{counted(len(problems), 'problem', 'problems')}:")
         for problem in problems:
             out(f"  {problem.name}: {problem.says}\n    fix: {problem.fix}")
 
