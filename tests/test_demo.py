@@ -9,13 +9,24 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
-from django.db.models import Max
+from django.db.models import Max, Min
 
 from insight.demo.corpus import corpus_write
 from insight.demo.run import ANCHOR_FILE, demo_run
 from memory import clock
+from memory.admin.plots import crossings_svg
 from memory.config import config_get
-from memory.models import Entity, Fact, MemoryEvent, Observation, ObservationStatus
+from memory.models import (
+    Entity,
+    EntityTransition,
+    Fact,
+    MemoryEvent,
+    Observation,
+    ObservationStatus,
+    RelationTransition,
+    SleepCycleRun,
+)
+from memory.selectors.dashboard import crossings_per_day
 from memory.selectors.entities import STRENGTH_NOW, entity_with_strength
 
 # A date the corpus never had (its fixed one is in March 2026), with microseconds.
@@ -95,6 +106,21 @@ def test_demo_runs_every_layer_and_a_second_run_adds_nothing(tmp_path: Path) -> 
         ("always use requests", "project:cortex, project:data-pipeline (in this project)"),
         ("never use requests", "project:billing-api")]
 
+    # The corpus was lived night by night (issue 25, item 8): a sleep cycle as of each night
+    # of its sessions' days (03:00, the beat's hour), so the console's "threshold crossings,
+    # last 30 days" plots show that history.
+    first_line = MemoryEvent.objects.filter(source="claude-code").aggregate(
+        at=Min("occurred_at"))["at"]
+    night = first_line.replace(hour=3, minute=0, second=0, microsecond=0)
+    nights = [night + timedelta(days=i) for i in range((last["at"] - night).days + 1)]
+    runs = list(SleepCycleRun.objects.order_by("as_of").values_list("as_of", flat=True))
+    assert runs[-1] == now and set(runs[:-1]) <= set(nights) and first.nights == len(runs) - 1
+    assert len(runs) - 1 >= len(nights) - 1  # a night inside a session may be skipped
+    crossed = EntityTransition.objects.count() + RelationTransition.objects.count()
+    plotted = crossings_per_day(days=30, now=now)
+    assert sum(d.rose + d.fell for days in plotted.values() for d in days) == crossed > 0
+    assert "rose</title>" in str(crossings_svg(plotted["entities"], label="entity crossings"))
+
     events, observations = MemoryEvent.objects.count(), Observation.objects.count()
     # Run again later into the same directory: the corpus keeps the dates it was given.
     ended_at = json.loads((tmp_path / "demo" / ANCHOR_FILE).read_text())["ended_at"]
@@ -104,6 +130,8 @@ def test_demo_runs_every_layer_and_a_second_run_adds_nothing(tmp_path: Path) -> 
     assert second.ingest.sessions.events_stored == 0
     assert MemoryEvent.objects.count() == events
     assert Observation.objects.count() == observations
+    # its nights were lived already: only its own run is added, never one backwards
+    assert SleepCycleRun.objects.count() == len(runs) + 1 and second.nights == 0
 
 
 @pytest.mark.django_db(transaction=True)

@@ -55,22 +55,29 @@ def encode_cwd(cwd: str) -> str:
     return re.sub(r"[^a-zA-Z0-9]", "-", cwd)
 
 
+# Called before each session is written, with what is written so far (`info.ended_at`: when
+# the last written session ended, None before the first) and when the next one starts.
+BeforeSession = Callable[[CorpusInfo, datetime], None]
+
+
 def corpus_write(
     out: Path, *, seed: int = 7, size_bytes: int = 0, commits: int = 120, git: bool = True,
-    ends_at: datetime | None = None,
+    ends_at: datetime | None = None, before_session: BeforeSession | None = None,
 ) -> CorpusInfo:
-    """Sessions under `out/claude/projects`, a repository under `out/git/<name>`; with
-    `ends_at`, dated so that the last session ends then (only the dates move)."""
+    """A repository under `out/git/<name>` (its history precedes the sessions), then the
+    sessions under `out/claude/projects`, one after the other; with `ends_at`, dated so that
+    the last session ends then (only the dates move)."""
     shift = timedelta(0)
     if ends_at is not None:
         shift = ends_at - corpus_end(seed=seed, size_bytes=size_bytes)
     root = out / "claude" / "projects"
     info = CorpusInfo(projects_root=root, repo=None)
-    sessions_write(root, seed=seed, size_bytes=size_bytes, info=info, start=START + shift)
     if git:
         info.repo = out / "git" / "billing-api"
         info.commits = git_repo_write(info.repo, seed=seed, commits=commits,
                                       start=GIT_START + shift)
+    sessions_write(root, seed=seed, size_bytes=size_bytes, info=info, start=START + shift,
+                   before_session=before_session)
     return info
 
 
@@ -86,7 +93,7 @@ def corpus_end(*, seed: int, size_bytes: int = 0) -> datetime:
 
 
 def sessions_write(root: Path, *, seed: int, size_bytes: int, info: CorpusInfo,
-                   start: datetime = START) -> None:
+                   start: datetime = START, before_session: BeforeSession | None = None) -> None:
     rng = random.Random(seed)
     plans = list(DEMO_PLAN) if size_bytes <= 0 else []
     index = 0
@@ -95,6 +102,8 @@ def sessions_write(root: Path, *, seed: int, size_bytes: int, info: CorpusInfo,
             project_index, version, episodes = plans.pop(0)
         else:
             project_index, version, episodes = _random_plan(rng, index)
+        if before_session is not None:
+            before_session(info, start)
         builder = SessionBuilder(root, rng=rng, project=texts.PROJECTS[project_index],
                                  version=version, start=start, info=info)
         builder.run(episodes)

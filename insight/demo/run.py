@@ -9,14 +9,16 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from insight.demo.finishers import DemoContext, DemoSection, demo_finishers_run
-from insight.demo.ingest import DemoIngest, demo_corpus_ingest
+from insight.demo.ingest import DemoIngest
+from insight.demo.lived import DEMO_TRIGGER, demo_corpus_live
 from insight.demo.readback import demo_context, demo_recall
 from insight.producers.base import Progress
-from insight.services.analysis import AnalysisTotals, analysis_drain
+from insight.services.analysis import AnalysisTotals
 from memory import clock
 from memory.models import SleepCycleRun
 from memory.selectors.graph import GraphSummary, graph_summary
-from memory.services.retain import RetainReport, retain_drain
+from memory.services.embeddings import embedding_passes_run
+from memory.services.retain import RetainReport
 from memory.services.setup import cortex_prepare
 from memory.services.sleep_cycle import sleep_cycle_run
 
@@ -29,6 +31,7 @@ class DemoReport:
     sleep_cycle: SleepCycleRun
     graph: GraphSummary
     as_of: datetime
+    nights: int = 0  # the nightly sleep cycles the corpus lived before this one
     sections: list[DemoSection] = field(default_factory=list)
 
 
@@ -56,17 +59,19 @@ def demo_corpus_end(*, out: Path, seed: int, now: datetime) -> datetime:
 
 
 def demo_run(*, out: Path, seed: int = 7, progress: Progress | None = None) -> DemoReport:
-    """Capture -> raw log -> observations -> graph -> sleep cycle, then the graph's summary,
-    all as of now: the corpus is dated to have just been lived."""
+    """Capture -> raw log -> observations -> graph -> sleep cycle, the corpus lived night by
+    night (insight.demo.lived), then the graph's summary as of now: the corpus is dated to
+    have just been lived."""
     cortex_prepare()
     ends_at = demo_corpus_end(out=out, seed=seed, now=clock.now())
-    ingest = demo_corpus_ingest(out=out, seed=seed, progress=progress, ends_at=ends_at)
-    analysis = analysis_drain()
-    retain = retain_drain()
+    lived = demo_corpus_live(out=out, seed=seed, ends_at=ends_at, progress=progress)
+    ingest = DemoIngest(corpus=lived.corpus, sessions=lived.sessions, git=lived.git)
+    embedding_passes_run()
     as_of = clock.now()
-    run = sleep_cycle_run(now=as_of, trigger="demo")
+    run = sleep_cycle_run(now=as_of, trigger=DEMO_TRIGGER)
     context = DemoContext(out=out, repo=ingest.corpus.repo, as_of=as_of)
-    return DemoReport(ingest=ingest, analysis=analysis, retain=retain, sleep_cycle=run,
+    return DemoReport(ingest=ingest, analysis=lived.analysis, retain=lived.retain,
+                      sleep_cycle=run, nights=len(lived.nights),
                       graph=graph_summary(limit=10, now=as_of), as_of=as_of,
                       sections=[demo_recall(context), demo_context(context),
                                 *demo_finishers_run(context)])

@@ -62,6 +62,7 @@ class Command(BaseCommand):
             ["observations retained", report.retain.processed],
             *[[f"graph: {name}", count] for name, count in graph.counts.items()],
             ["sleep cycle", f"{report.sleep_cycle.status} as of {report.as_of:%Y-%m-%d}"],
+            ["nightly sleep cycles lived before", report.nights],
         ]
         return [
             _table("Cortex demo: counts per layer", ["", "count"], layers),
