@@ -4,10 +4,11 @@ Entities with varied display names (people from several languages, libraries and
 projects, organizations, places, English and French topics, standing instructions), their
 alias rows, facts whose claims name other entities, relations with a few hubs, memories
 (one raw event each) that mention two or three entities, a current compiled truth per
-entity, and synthetic embeddings: random
-unit vectors (uniform on the sphere), not a model's, for entities and memories. Names and
-texts are made in Python (one pass, deterministic by seed), rows go in by COPY; relations
-and vectors are made by PostgreSQL (generate_series, random()).
+entity, and synthetic embeddings: random unit vectors (uniform on the sphere), not a
+model's, for entities and memories, and for memories learned sparse vectors shaped like the
+model's (bench/recall_sparse.py), every other one also in the context of a previous turn.
+Names and texts are made in Python (one pass, deterministic by seed), rows go in by COPY;
+relations and dense vectors are made by PostgreSQL (generate_series, random()).
 """
 
 from __future__ import annotations
@@ -274,24 +275,86 @@ def _reset() -> None:
              "memory_relation, memory_entity, memory_memoryevent RESTART IDENTITY CASCADE")
 
 
+_MEMORY_INDEXES = (
+    "CREATE INDEX memory_embedding_hnsw ON memory_memoryembedding USING hnsw "
+    "(vector vector_cosine_ops) WITH (m = 16, ef_construction = 64)",
+    "CREATE INDEX memory_embedding_sparse_hnsw ON memory_memoryembedding USING hnsw "
+    "(sparse sparsevec_ip_ops) WITH (m = 16, ef_construction = 64)",
+)
+
+
 def _vectors() -> None:
-    """Random unit vectors (Gaussian components, normalized): uniform on the sphere."""
+    """Random unit vectors (Gaussian components, normalized): uniform on the sphere; the
+    memories' learned sparse vectors shaped like the model's (bench/recall_sparse.py)."""
     params = {"dimension": DIMENSION}
     _sql("DROP INDEX IF EXISTS entity_embedding_hnsw")
-    _sql("DROP INDEX IF EXISTS memory_embedding_hnsw")
+    _memory_indexes_drop()
     _sql(f"""INSERT INTO memory_entityembedding (entity_id, namespace_id, vector, model,
                dimension, text, dedup, embedded_at)
              SELECT e.id, e.namespace_id, {_VECTOR.format(id="e.id")}, 'synthetic',
                %(dimension)s, e.display_name, 'done', now() FROM memory_entity e""", params)
-    _sql(f"""INSERT INTO memory_memoryembedding (memory_id, vector, model, dimension,
-               embedded_at)
-             SELECT m.id, {_VECTOR.format(id="m.id")}, 'synthetic', %(dimension)s, now()
-             FROM memory_memory m""", params)
+    _sparse_stage()
+    _sql(f"""INSERT INTO memory_memoryembedding (memory_id, vector, sparse, context_vector,
+               context_sparse, model, dimension, embedded_at)
+             SELECT m.id, {_VECTOR.format(id="m.id")}, s.sparse,
+               CASE WHEN m.id %% 2 = 0 THEN {_VECTOR.format(id="m.id")} END, s.context_sparse,
+               'synthetic', %(dimension)s, now()
+             FROM memory_memory m LEFT JOIN bench_sparse s ON s.memory_id = m.id""", params)
     _sql("SET maintenance_work_mem = '1GB'")
     _sql("CREATE INDEX entity_embedding_hnsw ON memory_entityembedding USING hnsw "
          "(vector vector_cosine_ops) WITH (m = 16, ef_construction = 64)")
-    _sql("CREATE INDEX memory_embedding_hnsw ON memory_memoryembedding USING hnsw "
-         "(vector vector_cosine_ops) WITH (m = 16, ef_construction = 64)")
+    _memory_indexes_create()
+
+
+def _memory_indexes_drop() -> None:
+    _sql("DROP INDEX IF EXISTS memory_embedding_hnsw")
+    _sql("DROP INDEX IF EXISTS memory_embedding_sparse_hnsw")
+
+
+def _memory_indexes_create() -> None:
+    _sql("SET maintenance_work_mem = '1GB'")
+    for statement in _MEMORY_INDEXES:
+        _sql(statement)
+
+
+def _sparse_stage() -> None:
+    """bench_sparse (a temporary table of this connection): every memory's sparse vectors,
+    drawn from the sparse head's output on a sample of the memories' own texts."""
+    from django.db import connection
+
+    from bench.recall_sparse import SAMPLE_TEXTS, sparse_profile, sparse_staged
+
+    ids = [row[0] for row in _sql("SELECT id FROM memory_memory ORDER BY id")]
+    step = max(1, len(ids) // SAMPLE_TEXTS)
+    texts = [row[0] for row in _sql("SELECT text FROM memory_memory WHERE id %% %s = 0 "
+                                    "ORDER BY id LIMIT %s", [step, SAMPLE_TEXTS])]
+    profile = sparse_profile(texts)
+    print(f"  {profile.describe()}", flush=True)
+    with connection.cursor() as cursor:
+        sparse_staged(cursor.cursor, ids, profile)
+
+
+def sparse_fill(*, progress: Any = print) -> bool:
+    """A graph generated before memories had sparse vectors gets them (and the context
+    vectors), and the memories are marked embedded again (migrations 0028 and 0029 marked
+    them not); the memories' HNSW indexes are rebuilt. False when nothing was missing."""
+    missing = _sql("SELECT count(*) FROM memory_memoryembedding WHERE sparse IS NULL")[0][0]
+    if not missing:
+        return False
+    progress(f"  {missing:,} memories without a sparse vector: drawing them, then the "
+             "memories' HNSW indexes again")
+    _memory_indexes_drop()
+    _sparse_stage()
+    _sql(f"""UPDATE memory_memoryembedding v SET sparse = s.sparse,
+               context_sparse = s.context_sparse,
+               context_vector = CASE WHEN v.memory_id %% 2 = 0
+                 THEN {_VECTOR.format(id="v.memory_id")} END
+             FROM bench_sparse s WHERE s.memory_id = v.memory_id""", {"dimension": DIMENSION})
+    _sql("UPDATE memory_memory SET embedded = true WHERE NOT embedded")
+    _sql("VACUUM ANALYZE memory_memoryembedding")
+    _sql("VACUUM ANALYZE memory_memory")
+    _memory_indexes_create()
+    return True
 
 
 def graph_generate(*, sizes: Sizes, now: datetime, seed: int = 7,

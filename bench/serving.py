@@ -62,7 +62,11 @@ def web_served(env: dict[str, str], *, workers: int, threads: int = 1) -> Iterat
         yield url
     finally:
         server.terminate()
-        server.wait(30)
+        try:
+            server.wait(60)
+        except subprocess.TimeoutExpired:  # a loaded machine: its graceful stop is slow
+            server.kill()
+            server.wait(30)
 
 
 def clients_run(work: Callable[[int], None], *, clients: int, what: str) -> float:
@@ -136,20 +140,33 @@ def web_cpu(url: str) -> float | None:
     return ticks / os.sysconf("SC_CLK_TCK") if found else None
 
 
-def postgres_cpu() -> float | None:
+def postgres_cpu(database: str | None = None) -> float | None:
     """User + system seconds of the embedded PostgreSQL so far: the postmaster, its live
-    processes and the backends it reaped (Linux /proc); None elsewhere."""
+    processes and the backends it reaped (Linux /proc); None elsewhere. With `database`,
+    only the live backends connected to it (others may share the server: a web worker's
+    connection is persistent, so its backend lives through a run)."""
     from cortex_site import embedded
 
     try:
         pid = int((embedded.cortex_home() / "pgdata" / "postmaster.pid").read_text().split()[0])
-        ticks = _ticks(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split(),
-                       children=True)
+        ticks = 0 if database else _ticks(
+            Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split(), children=True)
     except (OSError, IndexError, ValueError):
         return None
-    ticks += sum(_ticks(fields, children=False) for _pid, fields in _stats()
-                 if int(fields[1]) == pid)
+    ticks += sum(_ticks(fields, children=False) for child, fields in _stats()
+                 if int(fields[1]) == pid and (database is None
+                                               or _backend_of(child) == database))
     return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _backend_of(pid: int) -> str | None:
+    """The database a PostgreSQL backend serves, from its process title ('postgres: user
+    database host state')."""
+    try:
+        words = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").split()
+    except OSError:
+        return None
+    return words[2].decode() if len(words) > 2 and words[0] == b"postgres:" else None
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -163,3 +180,16 @@ def percentiles_text(times: list[float], unit: str = "") -> str:
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
     return (f"p50 {statistics.median(ordered) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
             f"max {ordered[-1] * 1000:.1f} ms over {len(ordered)}{unit}")
+
+
+def machine_cpu() -> tuple[float, float]:
+    """Busy and total CPU seconds of the whole machine so far, every core summed (Linux
+    /proc/stat; busy excludes idle and iowait); (0, 0) elsewhere."""
+    try:
+        with open("/proc/stat") as stat:
+            fields = [int(value) for value in stat.readline().split()[1:]]
+    except (OSError, ValueError):
+        return 0.0, 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    total = sum(fields[:8])
+    return (total - fields[3] - fields[4]) / tick, total / tick
