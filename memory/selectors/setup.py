@@ -10,6 +10,7 @@ from django.apps import apps
 from django.db import connection
 
 _MIGRATION_FILE = re.compile(r"^(\d{4}_\w+)\.py$")
+OWN_APPS = ("memory", "insight", "actuation")  # a newer Cortex adds migrations to these
 
 
 def _migrations_on_disk() -> set[tuple[str, str]]:
@@ -42,6 +43,21 @@ def _taxonomy_present() -> bool:
         cursor.execute("SELECT EXISTS (SELECT 1 FROM memory_namespace)")
         row = cursor.fetchone()
         return bool(row and row[0])
+
+
+def migrations_unknown() -> list[str]:
+    """The migrations of Cortex's own apps applied to this database that this code does not
+    have, as "app name": a newer Cortex migrated it. (A library's migrations are not
+    compared: a new version of one may delete files it squashed.)"""
+    applied = _migrations_applied() or set()
+    return sorted(f"{app} {name}" for app, name in applied - _migrations_on_disk()
+                  if app in OWN_APPS)
+
+
+def migrations_pending() -> list[str]:
+    """The migration files this code has that the database has not applied, as "app name"."""
+    applied = _migrations_applied() or set()
+    return sorted(f"{app} {name}" for app, name in _migrations_on_disk() - applied)
 
 
 def cortex_ready() -> bool:

@@ -1,0 +1,100 @@
+"""Before a migration touches anything: can it run here? A database migrated by a newer
+Cortex, or a disk without the room a migration may need, is refused with one line saying
+why and what to do, and nothing is changed. The migrations themselves then run in one
+transaction (memory.services.setup.cortex_prepare): all of them, or none."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from django.db import DatabaseError, connection, transaction
+
+from memory.compiled.text import counted
+from memory.errors import DomainError, Refused
+from memory.selectors.doctor import size_text
+from memory.selectors.setup import migrations_pending, migrations_unknown
+
+# A migration may rewrite a table (ALTER COLUMN ... TYPE, as 0027 did to the events): the new
+# copy sits beside the old one until the transaction commits, with its write-ahead log.
+WAL_HEADROOM_BYTES = 128 * 2**20
+LISTED = 3
+
+
+class MigrationRefused(Refused):
+    default_code = "migration_refused"
+    default_message = "The database cannot be migrated."
+
+
+class MigrationFailed(DomainError):
+    status = 500
+    default_code = "migration_failed"
+    default_message = "A migration failed; none was applied."
+
+
+def _listed(names: list[str]) -> str:
+    shown = ", ".join(names[:LISTED])
+    return shown + (f" and {len(names) - LISTED} more" if len(names) > LISTED else "")
+
+
+def schema_known_check() -> None:
+    """Refuse a database migrated by a newer Cortex: this code would read a schema it does
+    not know (and never migrate it back)."""
+    unknown = migrations_unknown()
+    if unknown:
+        raise MigrationRefused(
+            f"this database was migrated by a newer Cortex ({_listed(unknown)} unknown to "
+            "this one): run that Cortex, or restore a backup made by this one into an empty "
+            "CORTEX_HOME (cortex restore PATH); nothing was changed")
+
+
+def _data_directory() -> Path | None:
+    """The server's data directory when it is on this machine and this role may read it (the
+    embedded server's; a configured server's only when local and granted)."""
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SELECT current_setting('data_directory')")
+            row = cursor.fetchone()
+    except DatabaseError:
+        return None
+    path = Path(str(row[0])) if row else None
+    return path if path is not None and path.is_dir() else None
+
+
+def _largest_table() -> tuple[str, int]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.relname, pg_total_relation_size(c.oid) FROM pg_class c "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'm') "
+            "ORDER BY 2 DESC LIMIT 1")
+        row = cursor.fetchone()
+    return (str(row[0]), int(row[1])) if row else ("", 0)
+
+
+def disk_room_check(*, pending: list[str], free_bytes: int | None = None) -> None:
+    """Refuse to start migrating when the data directory's disk has less free space than the
+    largest table (a migration may rewrite it) plus room for the write-ahead log."""
+    directory = _data_directory()
+    if not pending or (directory is None and free_bytes is None):
+        return
+    free = free_bytes if free_bytes is not None else shutil.disk_usage(str(directory)).free
+    table, size = _largest_table()
+    needed = size + WAL_HEADROOM_BYTES
+    if free < needed:
+        where = f" on {directory}" if directory is not None else ""
+        count = counted(len(pending), "migration", "migrations")
+        raise MigrationRefused(
+            f"not enough free space to migrate ({count} to apply: "
+            f"{_listed(pending)}): {size_text(free)} free{where}, {size_text(needed)} needed "
+            f"(the largest table, {table or 'none'}, {size_text(size)}, may be rewritten, "
+            f"and {size_text(WAL_HEADROOM_BYTES)} for the write-ahead log); free some space "
+            "and run cortex up again; nothing was changed")
+
+
+def migration_preflight() -> list[str]:
+    """Check that the pending migrations can run; the pending ones, in order of name."""
+    schema_known_check()
+    pending = migrations_pending()
+    disk_room_check(pending=pending)
+    return pending
