@@ -18,12 +18,12 @@ def day(y: int, m: int, d: int) -> datetime:
 
 
 @pytest.mark.parametrize(("query", "start", "end"), [
-    ("What did Kevin watch on the night of 10.01.2024?", day(2024, 1, 10), day(2024, 1, 11)),
+    ("what did we deploy on the night of 10.01.2024?", day(2024, 1, 10), day(2024, 1, 11)),
     ("what broke on 2023-12-05", day(2023, 12, 5), day(2023, 12, 6)),
     ("the deploy of 12/25/2023", day(2023, 12, 25), day(2023, 12, 26)),
     ("How many naps on January 6 2024?", day(2024, 1, 6), day(2024, 1, 7)),
     ("What pasta did Kate make on 29 Dec 2023?", day(2023, 12, 29), day(2023, 12, 30)),
-    ("Where is Paola going on the 10th of February 2024?", day(2024, 2, 10), day(2024, 2, 11)),
+    ("which release ships on the 10th of February 2024?", day(2024, 2, 10), day(2024, 2, 11)),
     ("qu'a-t-on décidé le 3 mars 2023 ?", day(2023, 3, 3), day(2023, 3, 4)),
     # Without its year: the latest such day at or before the question.
     ("what did we ship on the 5th of January", day(2024, 1, 5), day(2024, 1, 6)),
