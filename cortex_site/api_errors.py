@@ -1,12 +1,14 @@
 """One error shape for every API error: {"error": {"code", "message", "fields"}}: a
 memory.errors.DomainError raised by a service, DRF's own errors (validation, authentication,
-permission, throttling, parsing) and Django's (too large a request, 404, 500)."""
+permission, throttling, parsing), Django's (too large a request, 404, 500) and a database
+that cannot take the write (its disk full: 503, nothing written)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.core.exceptions import RequestDataTooBig
+from django.db import OperationalError
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions
 from rest_framework.response import Response
@@ -14,6 +16,15 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from rest_framework.views import set_rollback
 
 from memory.errors import DomainError, TooLarge
+
+DISK_FULL_SQLSTATE = "53100"  # PostgreSQL's disk_full: a file it could not extend or write
+DISK_FULL = ("The database's disk is full: nothing was written. Free some space on it, then "
+             "send this again (cortex doctor shows the database's size by table).")
+
+
+def disk_full(error: BaseException) -> bool:
+    """The database refused a write for want of disk space (its transaction rolled back)."""
+    return getattr(error.__cause__, "sqlstate", None) == DISK_FULL_SQLSTATE
 
 
 def error_body(code: str, message: str, fields: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -35,6 +46,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, DomainError):
         set_rollback()
         return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status)
+    if isinstance(exc, OperationalError) and disk_full(exc):
+        set_rollback()
+        return Response(error_body("disk_full", DISK_FULL), status=503,
+                        headers={"Retry-After": "60"})
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     response = drf_exception_handler(exc, context)
