@@ -146,10 +146,12 @@ def _truth() -> Truth:
     truth.pinned = set(Entity.objects.filter(pinned=True).values_list("key", flat=True))
     explicit: dict[str, set[str]] = defaultdict(set)
     implicit: dict[str, set[str]] = defaultdict(set)
+    survivors = _survivors()
     for observation in Observation.objects.filter(category__in=["instruction", "preference"]):
         payload = observation.payload_typed
         claim = str(payload.get("claim") or payload.get("subject") or "")
         key = f"{observation.target_namespace}:{slug_of(claim)}"
+        key = survivors.get(key, key)  # a rule merged into another is that one
         project, where = str(payload.get("project") or ""), payload.get("applies_to")
         if where == "global" or not project:
             truth.rule_global.add(key)
@@ -167,6 +169,21 @@ def _truth() -> Truth:
         if project:
             truth.entity_projects[key].add(project)
     return truth
+
+
+def _survivors() -> dict[str, str]:
+    """The key of each merged entity -> the key of the entity it lives on in."""
+    from memory.models import Entity
+
+    into = dict(Entity.objects.filter(merged_into__isnull=False)
+                .values_list("key", "merged_into__key"))
+    out = {}
+    for key in into:
+        last, seen = key, 0
+        while last in into and seen < 50:
+            last, seen = into[last], seen + 1
+        out[key] = last
+    return out
 
 
 def _must(case: Case, truth: Truth, strong: set[str]) -> tuple[set[str], set[str]]:
@@ -199,10 +216,11 @@ def _ask(case: Case, now: datetime) -> tuple[list[str], int, int]:
 
 def _strong(now: datetime) -> set[str]:
     from memory.config import config_get
+    from memory.models import EntityStatus
     from memory.selectors.entities import STRENGTH_NOW, entity_with_strength
 
     config = config_get()
-    rows = entity_with_strength(now=now, config=config)
+    rows = entity_with_strength(now=now, config=config).exclude(status=EntityStatus.MERGED)
     return set(rows.filter(**{f"{STRENGTH_NOW}__gte": config.thresholds.entity_strength})
                .values_list("key", flat=True))
 
@@ -279,7 +297,11 @@ def _load(corpus: str, tmp: Path, seed: int) -> None:
 
         ClaudeCodeProducer(roots=[FIXTURES]).run(progress=NoProgress())
     analysis_drain()
-    retain_drain(embed=False)
+    # With the embedding passes, as a running Cortex has them (its worker embeds what the
+    # Retain Job writes): without the vectors, a prompt's words that only the vector
+    # strategy links to a file ("the HTTP client" -> billing-api/src/client.py, whose
+    # path full-text reads as one token) find nothing.
+    retain_drain()
 
 
 def main() -> None:
