@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.core.management import call_command
+from django.core.management import call_command, load_command_class
 from django.db.models import Max, Min
 
 from insight.demo.corpus import corpus_write
@@ -145,3 +145,12 @@ def test_demo_command_prints_the_report(tmp_path: Path, capsys: pytest.CaptureFi
     # read as of the end of its corpus, not months later when all of it has faded: the
     # context holds the operator's rules for the project
     assert "rule `never use requests`; instead `use httpx`; holds in billing-api" in output
+
+
+def test_demo_help_says_what_options_and_an_example() -> None:
+    parser = load_command_class("insight", "demo").create_parser("cortex", "demo")
+    text = parser.format_help()
+    assert [o for o in ("--settings", "--pythonpath", "--skip-checks", "--traceback",
+                        "--verbosity") if o in text] == []
+    assert "examples:\n  cortex demo" in text
+    assert all(a.help for a in parser._actions if a.dest in ("seed", "out"))
