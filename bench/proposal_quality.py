@@ -18,6 +18,9 @@ Three corpora, each on a throwaway database `cortex_bench_proposals` of the embe
 
 Each corpus is ingested, analyzed, retained, then detected as of an hour after its last
 session; the proposals are submitted (so the budget applies: `proposed` or `waiting`).
+Sessions count as distinct work: the spread's copies of one transcript count once (so on
+the spread nothing recurs that does not recur in the fixtures); `--copies-count` shows what
+detection proposes when every copy counts as a session.
 Prints the machine, the figures and the drafts.
 """
 
@@ -246,14 +249,21 @@ def _corpus(kind: str, tmp: Path, args: argparse.Namespace) -> tuple[str, dateti
             + ", ".join(f"{k} {v:.0f} s" for k, v in times.items()) + ")"), _last_prompt()
 
 
-def _detect(now: datetime) -> None:
+def _detect(now: datetime, *, copies_count: bool = False) -> None:
+    from unittest import mock
+
     from actuation.formats.diff import unified_diff
     from actuation.models import Proposal
+    from actuation.selectors.graph import Graph
     from actuation.services.detection import detection_run
     from actuation.services.proposals import draft_content_hash
 
     begun = time.perf_counter()
-    report = detection_run(now=now)
+    if copies_count:  # every session its own fingerprint: copies count as sessions
+        with mock.patch.object(Graph, "fingerprints", lambda self, repository: {}):
+            report = detection_run(now=now)
+    else:
+        report = detection_run(now=now)
     elapsed = time.perf_counter() - begun
     states = {(p.repository_id, p.pattern_key, p.content_hash): p.state
               for p in Proposal.objects.all()}
@@ -271,6 +281,8 @@ def _detect(now: datetime) -> None:
         if draft.diff_type == "skill":
             lines += [f"      | {line}" for line in draft.after.splitlines()[2:14]]
         by_place[(draft.detector, draft.repository.name)].append("\n".join(lines))
+    if copies_count:
+        print("  (copies of a transcript counted as sessions, as before they were told apart)")
     print(f"  detection as of {now:%Y-%m-%d %H:%M}: {len(report.drafts)} drafts, "
           f"{dict(report.outcomes)}, in {elapsed:.1f} s")
     for (detector, repository), lines in sorted(by_place.items()):
@@ -295,6 +307,9 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path,
                         help="build the corpus here and keep it (default: a temporary "
                              "directory, removed)")
+    parser.add_argument("--copies-count", action="store_true",
+                        help="count a transcript's copies as sessions (what detection "
+                             "proposed before it told the work done from its copies)")
     parser.add_argument("--detect-only", action="store_true",
                         help="with --workdir and one --corpus: keep the database and the "
                              "corpus of the previous run, forget its proposals, detect again")
@@ -319,7 +334,7 @@ def main() -> None:
         cortex_prepare()
         Proposal.objects.all().delete()
         print(f"\n== {(args.corpus or ['?'])[0]}: the previous run's corpus", flush=True)
-        _detect(_last_prompt() + timedelta(hours=1))
+        _detect(_last_prompt() + timedelta(hours=1), copies_count=args.copies_count)
         return
     for kind in args.corpus or CORPORA:
         connection.close()
@@ -330,7 +345,7 @@ def main() -> None:
             where.mkdir(parents=True, exist_ok=True)
             what, last = _corpus(kind, where, args)
             print(f"\n== {kind}: {what}", flush=True)
-            _detect(last + timedelta(hours=1))
+            _detect(last + timedelta(hours=1), copies_count=args.copies_count)
     if not args.workdir:
         connection.close()
         database_recreate(admin, BENCH_DB)

@@ -1,7 +1,7 @@
 """Permissions the operator granted again and again for the same tool and command pattern
 -> one `allowlist` proposal per repository and detection: the rules added to
-`.claude/settings.json` `permissions.allow`, each with its own evidence (sessions, last
-seen, how often granted) so that the operator can drop some before approving. A rule is
+`.claude/settings.json` `permissions.allow`, each with its own evidence (distinct sessions,
+last seen, how often granted) so that the operator can drop some before approving. A rule is
 never broader than the rule the granted commands share, never one that runs whatever
 follows it (formats.allowlist); a rule the operator also denied in the window, dropped or
 rejected before, is not proposed."""
@@ -37,10 +37,11 @@ def _rule(pattern: Pattern) -> str:
     return next(iter(rules))
 
 
-def _granted(pattern: Pattern, denied: set[tuple[int, int]],
+def _granted(graph: Graph, pattern: Pattern, denied: set[tuple[int, int]],
              config: DecayConfig) -> tuple[str, list[Occurrence]] | None:
-    """(the rule, its grants) when the pattern may become a rule."""
-    granted = [o for o in pattern.occurrences if o.payload.get("decision") == GRANTED]
+    """(the rule, its grants in distinct sessions) when the pattern may become a rule."""
+    granted = graph.distinct(pattern.repository, [
+        o for o in pattern.occurrences if o.payload.get("decision") == GRANTED])
     sessions = {o.session for o in granted if o.session}
     if (len(sessions) < config.actuation.allowlist.min_sessions
             or (pattern.entity.id, pattern.repository.pk) in denied):
@@ -103,8 +104,9 @@ def _draft(graph: Graph, repository: TargetRepository,
                     "entities": [p.entity.key for p, _, _ in found],
                     "payload": {"decision": "requested"}},
         admitted_by=(f"allowlist: {len(items)} {noun} each granted in >= {min_sessions} "
-                     "sessions, never denied, none broader than granted, none dropped or "
-                     "rejected before; grouped into one proposal for the repository"),
+                     "distinct sessions (a transcript and its copies count once), never "
+                     "denied, none broader than granted, none dropped or rejected before; "
+                     "grouped into one proposal for the repository"),
     )
 
 
@@ -116,7 +118,7 @@ def detect(graph: Graph, now: datetime, config: DecayConfig) -> list[Draft]:
               if any(o.payload.get("decision") in DENIED for o in p.occurrences)}
     by_repository: dict[int, dict[str, tuple[Pattern, str, list[Occurrence]]]] = {}
     for pattern in patterns:
-        if (found := _granted(pattern, denied, config)) is None:
+        if (found := _granted(graph, pattern, denied, config)) is None:
             continue
         rule, granted = found
         if rule in graph.settled(pattern.repository, NAME):

@@ -1,8 +1,9 @@
 """A recurring correction that states a rule: the operator correcting the agent ("use pnpm,
 not npm" as a refusal's reason, "no, never push to main") with the same rule in at least N
-sessions -> a `memory_entry` stating the rule, their words quoted. A correction that states
-no rule ("no, then it's good", a name) is never proposed (`rules.rule_in`). The failure mode
-the corrections mention (`agent:*:failure-mode`) grounds it."""
+distinct sessions (a transcript and its copies count once) -> a `memory_entry` stating the
+rule, their words quoted. A correction that states no rule ("no, then it's good", a name) is
+never proposed (`rules.rule_in`). The failure mode the corrections mention
+(`agent:*:failure-mode`) grounds it."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ def _rules(pattern: Pattern) -> dict[Rule, list[Occurrence]]:
 def _draft(graph: Graph, pattern: Pattern, rule: Rule, occurrences: list[Occurrence],
            config: DecayConfig) -> Draft | None:
     cfg = config.actuation.memory_entry
+    occurrences = graph.distinct(pattern.repository, occurrences)
     sessions = {o.session for o in occurrences if o.session}
     if len(sessions) < cfg.min_sessions or rule.name in graph.settled(pattern.repository,
                                                                       NAME):
@@ -65,7 +67,8 @@ def _draft(graph: Graph, pattern: Pattern, rule: Rule, occurrences: list[Occurre
         recurrence={"category": "correction", "entity": pattern.entity.key},
         admitted_by=(f"corrections: the operator's corrections state one rule "
                      f"({rule.polarity}, read by Cortex's rule reading) in {len(sessions)} >= "
-                     f"{cfg.min_sessions} sessions"),
+                     f"{cfg.min_sessions} distinct sessions (a transcript and its copies count "
+                     "once)"),
     )
 
 

@@ -48,7 +48,7 @@ def _draft(graph: Graph, pattern: Pattern, config: DecayConfig) -> Draft | None:
     if len(pattern.sessions) < cfg.min_sessions or (found := _claim(pattern.entity.id)) is None:
         return None
     claim, polarity = found
-    said = [(occ, rule) for occ in pattern.occurrences
+    said = [(occ, rule) for occ in graph.distinct(pattern.repository, pattern.occurrences)
             if (rule := _said_as(claim, polarity, occ)) is not None]
     sessions = {o.session for o, _ in said if o.session}
     if len(sessions) < cfg.min_sessions:
@@ -86,7 +86,8 @@ def _draft(graph: Graph, pattern: Pattern, config: DecayConfig) -> Draft | None:
         recurrence={"category": "instruction", "entity": pattern.entity.key},
         admitted_by=(f"instructions: one standing claim, and the operator's words read again "
                      f"as that instruction ({rule.polarity}) in {len(sessions)} >= "
-                     f"{cfg.min_sessions} sessions"),
+                     f"{cfg.min_sessions} distinct sessions (a transcript and its copies count "
+                     "once)"),
     )
 
 

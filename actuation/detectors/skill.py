@@ -10,7 +10,6 @@ ground it. Task bookkeeping (TodoWrite, TaskUpdate...) is no step."""
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import re
 from collections import defaultdict
 from collections.abc import Sequence
@@ -86,33 +85,23 @@ def _shown(step: str) -> str:
 
 @dataclasses.dataclass
 class Sessions:
-    """A repository's sessions in the window: their steps, tool uses and first prompts, and
-    each tool call as it was made (the tool and its command: what tells copies apart)."""
+    """A repository's sessions in the window: their steps, tool uses and first prompts."""
 
     steps: dict[str, list[str]]
     uses: dict[str, list[Occurrence]]
     firsts: dict[str, tuple[str, str, datetime]]
-    calls: dict[str, list[str]] = dataclasses.field(
-        default_factory=lambda: defaultdict(list))
-
-    def fingerprint(self, session: str) -> str:
-        """What the session said and did: its first prompt (case and spacing aside) and
-        every tool call in order. A transcript copied, or resumed into a new session, has
-        the same; two sessions that each did the work do not."""
-        said = " ".join(self.firsts.get(session, ("", "", None))[0].casefold().split())
-        digest = hashlib.sha256(said.encode())
-        for call in self.calls.get(session, ()):
-            digest.update(b"\0" + call.encode())
-        return digest.hexdigest()
 
 
-def distinct(seen: Sessions, sessions: Sequence[str]) -> dict[str, list[str]]:
-    """The first of each set of sessions with one fingerprint -> that set (in the order
-    given): a recurrence counts the work done, not the copies of one transcript."""
-    by_print: dict[str, list[str]] = {}
+def distinct(prints: dict[str, str], sessions: Sequence[str]) -> list[str]:
+    """The first of each set of sessions with one fingerprint (`Graph.fingerprints`: a
+    transcript and its copies), in the order given: a recurrence counts the work done."""
+    seen: set[str] = set()
+    out = []
     for session in sessions:
-        by_print.setdefault(seen.fingerprint(session), []).append(session)
-    return {copies[0]: copies for copies in by_print.values()}
+        if (key := prints.get(session, session)) not in seen:
+            seen.add(key)
+            out.append(session)
+    return out
 
 
 def _draft(graph: Graph, task: Task, steps: Steps, following: set[str], seen: Sessions,
@@ -180,7 +169,6 @@ def _sessions(repository: TargetRepository, graph: Graph, now: datetime,
             repository=repository, since=graph.since, until=now,
             batch_size=config.actuation.batch_size):
         seen.steps[session].append(step_of(tool, command))
-        seen.calls[session].append(f"{tool}\t{command}")
         seen.uses[session].append(Occurrence(observation="", entity=0, session=session,
                                              at=at, payload={}, events=(eid,)))
     return seen
@@ -208,7 +196,8 @@ def detect(graph: Graph, now: datetime, config: DecayConfig) -> list[Draft]:
         asked = sorted((s for s, (text, _, _) in seen.firsts.items()
                         if text and not text.lstrip().startswith(NOT_ASKED)),
                        key=lambda s: seen.firsts[s][2])
-        firsts = [(s, seen.firsts[s][0]) for s in distinct(seen, asked)]
+        firsts = [(s, seen.firsts[s][0]) for s in distinct(graph.fingerprints(repository),
+                                                           asked)]
         found = []
         for task in tasks_group(firsts, similarity=cfg.task_similarity):
             if (len(task.sessions) < cfg.min_sessions

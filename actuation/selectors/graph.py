@@ -5,6 +5,8 @@ the project each observation happened in (docs/actuation.md)."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import re
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
@@ -75,6 +77,30 @@ GROUP BY m.entity_id, e.project
 """
 
 
+def session_fingerprints(*, repository: TargetRepository, since: datetime, until: datetime,
+                         batch_size: int) -> dict[str, str]:
+    """session -> what it said and did in the window, in this repository's projects: every
+    prompt of the operator and every tool call (name and input), hashed as a set (the
+    sidechains of a copy may interleave otherwise). A transcript copied, or resumed into a
+    new session, hashes the same; two sessions that each did the work never do. (The
+    payloads are packed: read here, not in SQL.)"""
+    rows = (MemoryEvent.objects.filter(project__in=repository_projects(repository=repository),
+                                       occurred_at__gte=since, occurred_at__lte=until)
+            .filter(Q(subtype="assistant.tool_use") | Q(subtype="user.prompt", actor="operator"))
+            .exclude(correlation_session="")
+            .values_list("correlation_session", "subtype", "payload"))
+    parts: dict[str, list[bytes]] = defaultdict(list)
+    for session, subtype, payload in rows.iterator(chunk_size=batch_size):
+        if subtype == "user.prompt":
+            part = "p" + _message_text(payload)
+        else:
+            part = "t" + _first_block_text(payload, "name") + "\t" + json.dumps(
+                _first_block(payload).get("input"), sort_keys=True, default=str)
+        parts[session].append(hashlib.sha256(part.encode()).digest())
+    return {session: hashlib.sha256(b"".join(sorted(found))).hexdigest()
+            for session, found in parts.items()}
+
+
 class Graph:
     """Read-only; every query bounded by the window and paged by `batch_size`."""
 
@@ -86,6 +112,29 @@ class Graph:
         self._places: dict[str, tuple[str, str]] = {}
         self._files: dict[tuple[int, str], str | None] = {}
         self._settled: dict[tuple[int, str], set[str]] = {}
+        self._fingerprints: dict[int, dict[str, str]] = {}
+
+    def fingerprints(self, repository: TargetRepository) -> dict[str, str]:
+        """session -> what it said and did (`session_fingerprints`), read once."""
+        if repository.pk not in self._fingerprints:
+            self._fingerprints[repository.pk] = session_fingerprints(
+                repository=repository, since=self.since, until=self.now,
+                batch_size=self.config.actuation.batch_size)
+        return self._fingerprints[repository.pk]
+
+    def distinct(self, repository: TargetRepository,
+                 occurrences: Sequence[Occurrence]) -> list[Occurrence]:
+        """The occurrences of the sessions that did distinct work: of sessions with one
+        fingerprint (a transcript and its copies), only the first by time counts. A
+        recurrence is the same thing happening in work done again, not in copies."""
+        prints = self.fingerprints(repository)
+        first: dict[str, tuple[datetime, str]] = {}
+        for occ in occurrences:
+            if occ.session:
+                key = prints.get(occ.session, occ.session)
+                first[key] = min(first.get(key, (occ.at, occ.session)), (occ.at, occ.session))
+        kept = {session for _, session in first.values()}
+        return [o for o in occurrences if o.session in kept]
 
     def settled(self, repository: TargetRepository, detector: str) -> set[str]:
         """The item keys the operator already decided for this repository and detector
@@ -343,6 +392,13 @@ def _message_text(payload: Any) -> str:
 def _cwd(payload: Any) -> str:
     cwd = payload.get("cwd") if isinstance(payload, dict) else None
     return cwd if isinstance(cwd, str) else ""
+
+
+def _first_block(payload: Any) -> dict[str, Any]:
+    message = payload.get("message") if isinstance(payload, dict) else None
+    content = message.get("content") if isinstance(message, dict) else None
+    first = content[0] if isinstance(content, list) and content else None
+    return first if isinstance(first, dict) else {}
 
 
 def _first_block_text(payload: Any, *path: str) -> str:

@@ -49,9 +49,10 @@ def tool_errors(*, sessions: int, project: str = "shop", cwd: str = "/home/op/sh
                 tool: str = "Edit", message: str = "file has not been read yet",
                 start: datetime = T0, prefix: str = "s", command: str = "",
                 then: tuple[tuple[str, str], ...] | None = None,
-                spacing: timedelta = SPACING) -> list[dict[str, Any]]:
+                spacing: timedelta = SPACING, copies: bool = False) -> list[dict[str, Any]]:
     """The error in each session, then the agent's next steps `then` (tool, Bash command),
-    each succeeding: by default Read, then the failing step again (recovered)."""
+    each succeeding: by default Read, then the failing step again (recovered). `copies`:
+    the sessions are copies of one (the same tool calls)."""
     signature = hashlib.sha256(f"{tool}\n{message}".encode()).hexdigest()[:16]
     after = ((("Read", ""), (tool, command)) if then is None else then)
     out = []
@@ -59,7 +60,8 @@ def tool_errors(*, sessions: int, project: str = "shop", cwd: str = "/home/op/sh
         at = start + spacing * i
         session = f"{prefix}{i}"
         eid = event(session=session, project=project, cwd=cwd, at=at)
-        uses(session=session, project=project, cwd=cwd, at=at, steps=after)
+        uses(session=session, project=project, cwd=cwd, at=at, steps=after,
+             work=prefix if copies else "")
         payload = {"tool": tool, "signature": signature, "normalized": message,
                    "message": message}
         if command:
@@ -72,14 +74,18 @@ def tool_errors(*, sessions: int, project: str = "shop", cwd: str = "/home/op/sh
 
 
 def uses(*, session: str, project: str, cwd: str, at: datetime,
-         steps: tuple[tuple[str, str], ...], failed: tuple[bool, ...] = ()) -> None:
+         steps: tuple[tuple[str, str], ...], failed: tuple[bool, ...] = (),
+         work: str = "") -> None:
     """Tool uses after `at` in the session, a minute apart, each with its result (failed
-    where `failed` says so)."""
+    where `failed` says so). Each session's work is its own (its files, what it says its
+    commands do), unless given one `work` name: then sessions of one are copies."""
+    work = work or session
     for j, (tool, command) in enumerate(steps):
         use_id = f"toolu_{session}_{at:%H%M}_{j}"
         when = at + timedelta(minutes=j + 1)
         block = {"type": "tool_use", "id": use_id, "name": tool,
-                 "input": {"command": command} if command else {"file_path": "a.py"}}
+                 "input": ({"command": command, "description": f"step {j} for {work}"}
+                           if command else {"file_path": f"src/{work}.py"})}
         event(session=session, project=project, cwd=cwd, at=when, subtype="assistant.tool_use",
               payload={"message": {"role": "assistant", "content": [block]}})
         bad = j < len(failed) and failed[j]

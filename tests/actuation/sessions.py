@@ -63,13 +63,15 @@ SPACING = timedelta(hours=10)
 
 def sessions_write(root: Path, *, cwd: str, start: datetime, count: int, seed: int,
                    error: bool) -> None:
+    """`count` sessions, each fixing a bug of its own file (distinct work, not copies)."""
     for i in range(count):
         session = Session(root, cwd=cwd, start=start + SPACING * i, seed=seed + i)
-        session.w.prompt("Please fix the bug in src/app.py.")
+        path = f"src/module_{seed + i}.py"
+        session.w.prompt(f"Please fix the bug in {path}.")
         if error:
-            session.edit_before_read()
+            session.edit_before_read(path)
         else:
-            session.clean_work()
+            session.clean_work(path)
         session.close()
 
 

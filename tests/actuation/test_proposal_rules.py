@@ -254,6 +254,26 @@ def test_a_skill_counts_distinct_sessions_not_copies(target: TargetRepository) -
     assert len(quoted) == len(set(quoted)) == n
 
 
+# ---- recurrence is work done again, not copies ----------------------------------------------
+
+@pytest.mark.django_db
+def test_copies_of_one_session_make_no_rule_pitfall_or_instruction(
+        target: TargetRepository) -> None:
+    """Each rule, pitfall, instruction and correction below is seen in more sessions than
+    needed, but the sessions are copies of one transcript (the same prompt and tool calls,
+    as a copied or resumed transcript is): nothing recurs, nothing is proposed."""
+    n = max(CFG.allowlist.min_sessions, CFG.claude_md.min_sessions,
+            CFG.memory_entry.min_sessions) + 2
+    for prefix in ("g", "i", "c"):
+        graphs.tool_use_sessions(sessions=n, steps=STEPS, prefix=prefix,
+                                 prompts=graphs.FIX_PROMPTS[:1])
+    graphs.submit(graphs.grants(sessions=n) + graphs.instructions(sessions=n)
+                  + graphs.corrections(sessions=n)
+                  + graphs.tool_errors(sessions=n, message=NOT_READ, copies=True))
+    report = detection_run(now=NOW + timedelta(days=1))
+    assert report.drafts == [] and not Proposal.objects.exists()
+
+
 # ---- only instructions become instructions --------------------------------------------------
 
 @pytest.mark.django_db
