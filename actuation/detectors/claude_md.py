@@ -44,10 +44,13 @@ class Pitfall:
     days: int
 
     @property
+    def advice(self) -> str:
+        return pitfall_advice(message=self.message, failing=self.failing,
+                              recovery=self.recovery, kind=self.kind)
+
+    @property
     def line(self) -> str:
-        advice = pitfall_advice(message=self.message, failing=self.failing,
-                                recovery=self.recovery, kind=self.kind)
-        return (f"- {advice}. Otherwise {_shown(self.failing)} fails with "
+        return (f"- {self.advice}. Otherwise {_shown(self.failing)} fails with "
                 f"{quote(self.message)} (the tool's message, quoted).")
 
 
@@ -123,10 +126,23 @@ def _item(p: Pitfall) -> Item:
         "events": sorted({e for o in occ for e in o.events})[-20:]})
 
 
+def _one_per_advice(pitfalls: list[Pitfall]) -> list[Pitfall]:
+    """One line per thing to do: "Check that a path exists" once for `cat` and `ls` alike,
+    the first (most evidenced) standing for the others."""
+    seen: set[str] = set()
+    kept = []
+    for pitfall in pitfalls:
+        if pitfall.advice not in seen:
+            seen.add(pitfall.advice)
+            kept.append(pitfall)
+    return kept
+
+
 def _draft(graph: Graph, repository: TargetRepository, pitfalls: list[Pitfall],
            config: DecayConfig) -> Draft | None:
     cfg = config.actuation.claude_md
     pitfalls = sorted(pitfalls, key=lambda p: (-len(p.pattern.sessions), p.pattern.entity.key))
+    pitfalls = _one_per_advice(pitfalls)
     before = graph.file(repository, PATH)
     edit = section_add_lines(before, section=cfg.section, lines=[p.line for p in pitfalls],
                              max_lines=cfg.max_lines)

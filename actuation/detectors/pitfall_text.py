@@ -3,8 +3,8 @@ line tells the next session to do. Pure: plain strings in and out.
 
 A pitfall is the agent's mistake, not a state of the code: an error whose text names the
 code being worked on (a compiler or linter message about one function, a source location,
-a failing test's name) is a passing state of development; an empty message or a command's
-progress output is no error at all."""
+a failing test's name) is a passing state of development, a dependency not installed a state
+of the environment; an empty message or a command's progress output is no error at all."""
 
 from __future__ import annotations
 
@@ -41,6 +41,12 @@ _CODE = [
     ("a linter's finding", re.compile(r"\b[a-z]{1,3}\d{3,4}\b|\bfound <n> errors?\b|\blint",
                                       re.IGNORECASE)),
 ]
+# A dependency not installed: a state of the environment the code runs in (`no module named
+# 'torch'` then `pip install`), not a mistake of the agent's a line could prevent.
+_MISSING_DEPENDENCY = re.compile(
+    r"\bmodulenotfounderror\b|\bno module named\b|\bcannot find module\b|"
+    r"\bcannot find package\b|\bimporterror\b|\bcould not resolve (?:import|dependency)\b",
+    re.IGNORECASE)
 _MALFORMED = re.compile(r"\binputvalidationerror\b|\binvalid tool parameters\b",
                         re.IGNORECASE)
 _PROGRESS = re.compile(
@@ -56,6 +62,8 @@ def pitfall_text_refusal(message: str) -> str | None:
         return "an empty message"
     if _MALFORMED.search(text):
         return "the tool was called with malformed input: no step avoids it"
+    if _MISSING_DEPENDENCY.search(text):
+        return "a missing dependency: a state of the environment, not the agent's mistake"
     for what, pattern in _CODE:
         if pattern.search(text):
             return f"it names the code under edit ({what})"

@@ -16,6 +16,8 @@ RUNS_ANYTHING = frozenset({
     "python", "python2", "python3", "node", "deno", "perl", "ruby", "php", "lua", "ssh",
     "find", "awk", "sed", "osascript", "powershell", "pwsh", "cmd", "source", ".", "command",
     "builtin", "script", "parallel", "chroot", "systemd-run", "flock", "unbuffer",
+    # An agent runs whatever it is asked to, with permissions of its own.
+    "claude", "codex", "gemini", "aider",
 })
 # Prefixes that run the program named next: allowed only with that program named (not
 # itself one that runs anything): `uv run pytest` yes, `uv run` or `uv run bash` never.
@@ -29,6 +31,8 @@ NEVER = frozenset({
     "docker exec", "docker run", "docker compose", "podman exec", "podman run",
     "kubectl exec", "kubectl run", "git -c", "gh api", "gh extension", "make -f",
     "deno run", "deno eval",
+    # Installing a Python package runs its build: `python -m pip` is refused the same way.
+    "pip install", "pip3 install", "uv pip", "pipx install",
 })
 # `python -m <module>` names one program, except modules that run or install anything.
 PYTHON_RUNNERS = frozenset({"pip", "venv", "http.server", "code", "runpy", "pdb", "idlelib",
@@ -69,6 +73,8 @@ def _bash_refusal(body: str) -> str | None:
         if (not program or program.startswith("-") or program in RUNS_ANYTHING
                 or program.startswith("python") or program in RUNNERS):
             return f"{runner!r} runs whatever follows it"
+        if "@" in program[1:]:  # create-next-app@latest: fetched at a version, then run
+            return f"{runner!r} fetches {program!r} from a registry to run it"
     return None
 
 

@@ -24,6 +24,8 @@ from tests.actuation.graphs import T0
     ("error: job 'test' failed | failure - main run formatting check", "code under edit"),
     ("compiling shop v<n> (<path>)", "progress or output"),
     ("inputvalidationerror: task failed due to the following issue:", "malformed input"),
+    ("modulenotfounderror: no module named 'torch'", "missing dependency"),
+    ("error: cannot find module 'vite'", "missing dependency"),
 ])
 def test_which_errors_can_be_pitfalls(message: str, refused: str | None) -> None:
     found = pitfall_text_refusal(message)

@@ -60,6 +60,10 @@ def test_a_settings_file_cortex_cannot_read_is_left_alone(text: str) -> None:
     "Bash(sudo apt:*)", "Bash(xargs:*)", "Bash(npm test && curl x:*)", "Bash(ls; rm -rf /)",
     "Bash(cat x | sh)", "Bash(echo $(id))", "Bash(git *)", "Bash(npm exec:*)", "Edit",
     "Read(**)", "WebFetch", "Bash(npm test:*)\n", "Bash(find . -exec rm:*)",
+    # Granted on the spread corpus, never merged by a reviewer: an agent that runs anything,
+    # an install that runs a package's build, a package fetched at a version and run.
+    "Bash(claude:*)", "Bash(pip install:*)", "Bash(uv pip install:*)",
+    "Bash(npx create-next-app@latest:*)", "Bash(pnpm dlx degit@2:*)",
 ])
 def test_broad_or_compound_rules_are_refused(rule: str) -> None:
     assert allow_rule_refusal(rule) is not None
@@ -70,6 +74,7 @@ def test_broad_or_compound_rules_are_refused(rule: str) -> None:
 @pytest.mark.parametrize("rule", ["Bash(npm run test:*)", "Bash(git status)", "Bash(pytest:*)",
                                   "Bash(python -m pytest:*)", "Bash(make lint:*)",
                                   "Bash(uv run pytest:*)", "Bash(npx prettier:*)",
+                                  "Bash(pip list:*)", "Bash(npx tsc:*)",
                                   "WebFetch(domain:example.com)", "mcp__github__get_issue"])
 def test_narrow_rules_are_accepted(rule: str) -> None:
     assert allow_rule_refusal(rule) is None

@@ -138,6 +138,26 @@ def test_pitfalls_are_one_change_a_line_each_saying_what_to_do(
 
 
 @pytest.mark.django_db
+def test_one_line_per_thing_to_do(target: TargetRepository) -> None:
+    """`cat` and `ls` failing on a missing path call for the same line: it is written once,
+    for the more evidenced of the two."""
+    n = CFG.claude_md.min_sessions
+    graphs.submit(
+        graphs.tool_errors(sessions=n + 1, tool="Bash", command="cat notes/todo.md",
+                           message="(eval):<n>: no such file or directory: <path>",
+                           then=(("Glob", ""), ("Bash", "cat docs/todo.md")), prefix="c")
+        + graphs.tool_errors(sessions=n, tool="Bash", command="ls types/",
+                             message="ls: cannot access 'types/': no such file or directory",
+                             then=(("Glob", ""), ("Bash", "ls src/types/")), prefix="l"))
+    detection_run(now=NOW + timedelta(days=1))
+    (proposal,) = Proposal.objects.filter(diff_type="claude_md")
+    added = [line for line in _added(proposal.diff) if line.startswith("- ")]
+    assert added == ["- Check that a path exists before reading it. Otherwise `cat` fails with "
+                     '"(eval):<n>: no such file or directory: <path>" (the tool\'s message, '
+                     "quoted)."]
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("then", [(), (("Edit", ""),), (("Read", ""), ("Read", ""))],
                          ids=["nothing-after", "a-retry", "never-got-past-it"])
 def test_an_error_the_agent_did_not_recover_from_is_no_pitfall(
