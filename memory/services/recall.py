@@ -408,7 +408,6 @@ def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
             vector=literals["vector"], scope=scope, start=near.start, end=near.end, limit=n)
     drawn = _facts_drawn_from_memories(facts, facts_read)
     ids = {ident for ranked in found.values() for ident, _ in ranked}
-    ids |= {ident for memories in drawn.values() for ident in memories}
     exact = by_memory.memories_scored(ids=ids, text=text, vector=literals.get("vector"),
                                       sparse=literals.get("sparse"))
     rows = _memory_strength_rows(exact, at=scope.at, config=config)
@@ -423,8 +422,8 @@ def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
                           use_strength=use_strength, section=section)
 
 
-def _with_facts(memories: list[Candidate], facts: list[Candidate],
-                drawn: Mapping[int, list[int]], section: RecallSection) -> list[Candidate]:
+def _with_facts(memories: list[Candidate], facts: list[Candidate], drawn: Collection[int],
+                section: RecallSection) -> list[Candidate]:
     """Full-text's memories and the facts not drawn from them, one list: a fact's rank as a
     share of the best fact's, times the best memory's score and the facts' worth."""
     top_fact = max((c.score for c in facts), default=0.0) or 1.0
@@ -509,22 +508,17 @@ def _memory_ranked(fused: Mapping[Ref, Fused], *, rows: Mapping[int, Memory],
     return hits
 
 
-def _memory_ids(lists: Mapping[str, Sequence[Candidate]]) -> set[int]:
-    return {ident for candidates in lists.values()
-            for kind, ident in (_ref(c.ref) for c in candidates) if kind == "memory"}
-
-
-def _facts_drawn_from_memories(facts: list[Candidate],
-                               read: Mapping[int, Fact]) -> dict[int, list[int]]:
-    """The facts drawn only from memories, each with those memories: a fact restating what
-    was said gives its place to the memories that said it (a fact and its memory would
-    otherwise take two places in the answer for one thing said)."""
+def _facts_drawn_from_memories(facts: list[Candidate], read: Mapping[int, Fact]) -> set[int]:
+    """The facts drawn only from memories: a fact restating what was said gives its place
+    to the memories that said it, found by their own words (a fact and its memory would
+    otherwise take two places in the answer for one thing said; and a memory found through
+    a claim drawn from it, not its words, ranked worse on REALTALK)."""
     events = {_id(c.ref): read[_id(c.ref)].event_ids for c in facts if _id(c.ref) in read}
-    memory_of = dict(Memory.objects.filter(
-        event_id__in=[eid for ids in events.values() for eid in ids]).values_list("event_id", "id"))
-    return {ident: [memory_of[eid] for eid in drawn_from]
-            for ident, drawn_from in events.items()
-            if drawn_from and all(eid in memory_of for eid in drawn_from)}
+    memories = set(Memory.objects.filter(
+        event_id__in=[eid for ids in events.values() for eid in ids]).values_list(
+            "event_id", flat=True))
+    return {ident for ident, drawn_from in events.items()
+            if drawn_from and all(eid in memories for eid in drawn_from)}
 
 
 def _id(ref: Ref) -> int:
@@ -535,10 +529,6 @@ def _ref(ref: Ref) -> tuple[str, int]:
     if isinstance(ref, int):
         return "entity", ref
     return ref
-
-
-def _refs(fused: Mapping[Ref, Fused], kind: str | None = None) -> list[tuple[str, int]]:
-    return [_ref(ref) for ref in fused if kind is None or _ref(ref)[0] == kind]
 
 
 def _memory_hit(memory: Memory, entry: Fused, score: float) -> Hit:
