@@ -8,6 +8,7 @@ from memory.admin import (  # noqa: F401
     observations,
     relations,
     retain,
+    schedule,
     sleep_cycle,
     taxonomy,
 )

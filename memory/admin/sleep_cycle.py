@@ -62,20 +62,32 @@ class SleepCycleRunAdmin(ReadOnlyAdmin):
 
 
 class TransitionAdmin(ReadOnlyAdmin):
+    """A crossing: its value at the run before and at this run, to three decimals."""
+
     list_filter = ("direction",)
     paginator = EstimatedCountPaginator
     show_full_result_count = False
 
+    @admin.display(description="before", ordering="before")
+    def before_shown(self, obj: EntityTransition | RelationTransition) -> str:
+        return f"{obj.before:.3f}"
+
+    @admin.display(description="after", ordering="after")
+    def after_shown(self, obj: EntityTransition | RelationTransition) -> str:
+        return f"{obj.after:.3f}"
+
 
 @admin.register(EntityTransition)
 class EntityTransitionAdmin(TransitionAdmin):
-    list_display = ("run", "entity", "direction", "before", "after")
+    list_display = ("run", "entity", "direction", "before_shown", "after_shown")
     list_select_related = ("run", "entity")
-    raw_id_fields = ("entity",)
+    fields = ("run", "entity", "direction", "before_shown", "after_shown")
+    readonly_fields = fields
 
 
 @admin.register(RelationTransition)
 class RelationTransitionAdmin(TransitionAdmin):
-    list_display = ("run", "relation", "direction", "before", "after")
+    list_display = ("run", "relation", "direction", "before_shown", "after_shown")
     list_select_related = ("run", "relation")
-    raw_id_fields = ("relation",)
+    fields = ("run", "relation", "direction", "before_shown", "after_shown")
+    readonly_fields = fields

@@ -27,7 +27,6 @@ from memory.models import CompiledTruth
 
 CHROMIUM = "/usr/bin/chromium"
 SIZES = ((1280, 800), (1920, 1080))
-CONSOLE_APPS = ("memory", "actuation")
 
 pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM), reason="no Debian chromium")
 
@@ -49,6 +48,8 @@ MEASURE = """() => {
     if (!['auto', 'scroll', 'hidden', 'clip'].includes(style.overflowX)) continue;
     if (el.clientWidth < 2 || el.closest('.visually-hidden')) continue;
     if (['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName)) continue;  // a field scrolls
+    // an icon whose label is moved out of sight on purpose (Django's selector buttons)
+    if (parseFloat(style.textIndent) < -100) continue;
     if (el.scrollWidth > el.clientWidth + 1) {
       problems.push(`${name(el)} cuts off ${el.scrollWidth - el.clientWidth} px on the right`);
     }
@@ -138,12 +139,12 @@ def _model_pages(model: type[Model]) -> list[tuple[str, str]]:
 
 
 def console_pages() -> list[tuple[str, str]]:
-    """Every page of the console: the dashboard, each list and one page of each model of
-    memory and actuation, the recall box (entities, memories) and a compiled-truth diff."""
+    """Every page of the console: the dashboard, each list and one page of each model it
+    shows (memory's and actuation's, and the schedule, users and tokens the operator edits
+    there too), the recall box (entities, memories) and a compiled-truth diff."""
     pages = [("dashboard", reverse("admin:index"))]
     for model in sorted(admin.site._registry, key=lambda m: m._meta.label):
-        if model._meta.app_label in CONSOLE_APPS:
-            pages += _model_pages(model)
+        pages += _model_pages(model)
     recall = reverse("admin:memory_entity_recall")
     pages += [("recall-entities", f"{recall}?q=which+package+manager+should+I+use"),
               ("recall-memories", f"{recall}?q=requests+httpx&unit=memory&include_faded=1")]
@@ -168,7 +169,8 @@ def test_every_console_page_reads_at_1280_and_1920(
     pages = console_pages()
     names = {name for name, _ in pages}
     assert {"dashboard", "memory-entity-list", "memory-entity-page", "memory-conflict-list",
-            "actuation-proposal-page", "recall-entities", "compiled-diff"} <= names
+            "actuation-proposal-page", "recall-entities", "compiled-diff",
+            "django_celery_beat-periodictask-page", "auth-user-page"} <= names
     artifacts = _artifacts(tmp_path_factory)
     problems: dict[str, list[str]] = {}
     for width, height in SIZES:
