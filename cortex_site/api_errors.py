@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import psycopg
 from django.core.exceptions import RequestDataTooBig
 from django.db import OperationalError
 from django.http import Http404, JsonResponse
@@ -23,8 +24,13 @@ DISK_FULL = ("The database's disk is full: nothing was written. Free some space 
 
 
 def disk_full(error: BaseException) -> bool:
-    """The database refused a write for want of disk space (its transaction rolled back)."""
-    return getattr(error.__cause__, "sqlstate", None) == DISK_FULL_SQLSTATE
+    """The database refused a write for want of disk space (its transaction rolled back), or
+    could not even open a session: a new one writes its cache file ("FATAL: could not write
+    init file: No space left on device"). psycopg's error, or Django's wrapping it."""
+    if any(getattr(e, "sqlstate", None) == DISK_FULL_SQLSTATE for e in (error, error.__cause__)):
+        return True
+    return isinstance(error, OperationalError | psycopg.OperationalError) and (
+        "No space left on device" in str(error))
 
 
 def error_body(code: str, message: str, fields: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -46,7 +52,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, DomainError):
         set_rollback()
         return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status)
-    if isinstance(exc, OperationalError) and disk_full(exc):
+    if disk_full(exc):
         set_rollback()
         return Response(error_body("disk_full", DISK_FULL), status=503,
                         headers={"Retry-After": "60"})

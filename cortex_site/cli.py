@@ -45,14 +45,15 @@ def main() -> None:
         sys.exit("cortex: interrupted")
     except (DomainError, EmbeddedError) as error:  # a refused migration, a server that cannot start
         sys.exit(f"cortex: {error.describe() if isinstance(error, DomainError) else error}")
-    except OperationalError as error:
+    except Exception as error:
         from cortex_site.api_errors import disk_full
 
-        if disk_full(error):
-            sys.exit("cortex: the database's disk is full "
-                     f"({str(error).strip().splitlines()[0]}): nothing was written; free some "
-                     "space on it and run this again")
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        if disk_full(error):  # Django's error or psycopg's own (COPY, server-side cursors)
+            sys.exit(f"cortex: the database's disk is full ({reason}): the write was rolled "
+                     "back, nothing half-written; free some space on it and run this again")
+        if not isinstance(error, OperationalError):
+            raise
         sys.exit(f"cortex: the database cannot be reached ({reason}); check DATABASE_URL, "
                  "or unset it for the embedded server under CORTEX_HOME")
 

@@ -115,8 +115,8 @@ def test_a_write_on_a_full_disk_fails_clearly_leaves_nothing_and_goes_through_af
     assert refused.stderr.count("\n") == 1, refused.stderr  # one line, no traceback
     assert refused.stderr.startswith("cortex: the database's disk is full (could not extend")
     assert "No space left on device" in refused.stderr
-    assert refused.stderr.rstrip().endswith("nothing was written; free some space on it and "
-                                            "run this again")
+    assert refused.stderr.rstrip().endswith("the write was rolled back, nothing half-written; "
+                                            "free some space on it and run this again")
     assert MemoryEvent.objects.count() == 0 and Memory.objects.count() == 0
 
     full_disk.unlink()  # space again
