@@ -40,7 +40,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 REPO = Path(__file__).resolve().parents[1]
 CORTEX = shutil.which("cortex") or str(Path(sys.executable).parent / "cortex")
-# The previous release: the commit before the one that added this migration.
+# The previous release: the commit before the one that added this migration. Move it to a
+# later migration when that code no longer runs with today's dependencies.
 CHANGE = "memory/migrations/0027_event_payload_lz4.py"
 DEADLINE = 300.0
 MEMORIES = ["Anya Kowalski decided that the Lisbon launch moves to Friday.",
@@ -105,7 +106,10 @@ def _previous_release(into: Path) -> Path:
     except (OSError, subprocess.CalledProcessError) as error:
         pytest.skip(f"no git history of this checkout to take the previous release from: {error}")
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(into, filter="data")
+        if hasattr(tarfile, "data_filter"):  # Python >= 3.11.4
+            tar.extractall(into, filter="data")
+        else:
+            tar.extractall(into)  # noqa: S202 (this repository's own archive)
     return into
 
 
