@@ -111,8 +111,12 @@ def test_what_runs_under_cortex_up_is_seen(tmp_path: Path) -> None:
                                   text=True, timeout=120)
             report = json.loads(done.stdout)
             running = {f["name"]: f["ok"] for f in report["processes"]}
+            answered = next((f["says"] for f in report["processes"] if f["name"] == "workers"), "")
+            # both workers answer the ping (within a second: on a loaded machine, a worker
+            # still starting may miss one)
             if all(running.get(n) for n in ("cortex up", "web", "worker default",
-                                            "worker long", "beat", "workers")):
+                                            "worker long", "beat", "workers")) and (
+                    "default@" in answered and "long@" in answered):
                 break
             time.sleep(2)
         running = {f["name"]: f for f in report["processes"]}

@@ -8,7 +8,8 @@ from typing import Any
 
 from django.conf import settings
 
-from memory.selectors.doctor import Finding, doctor_report, size_text
+from memory.selectors.doctor import Finding, doctor_report
+from memory.selectors.storage import size_text
 
 
 def _rows(section: str, findings: list[Finding]) -> list[dict[str, Any]]:
@@ -26,6 +27,8 @@ def doctor_panel() -> dict[str, Any]:
                      *_rows("nightly", report.nightly), *_rows("hooks", report.hooks)],
         "database": size_text(database["bytes"]),
         "wal": size_text(database["wal_bytes"]),
+        "free": (None if database.get("disk_free_bytes") is None
+                 else size_text(database["disk_free_bytes"])),
         "tables": [{"table": t["table"], "size": size_text(t["bytes"])}
                    for t in database["tables"]],
     }

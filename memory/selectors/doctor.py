@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -26,6 +27,7 @@ from memory.models.observations import ObservationStatus
 from memory.runtime import runtime_alive, runtime_read
 from memory.selectors.backup import backup_last
 from memory.selectors.sleep_cycle import sleep_cycle_last
+from memory.selectors.storage import data_directory
 
 STALE_AFTER = timedelta(hours=26)  # a nightly job older than this missed a night
 PING_SECONDS = 1.0
@@ -142,21 +144,12 @@ def database_size() -> dict[str, Any]:
             "WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'm') "
             "ORDER BY 2 DESC, 1 LIMIT %s", [TABLES_SHOWN])
         tables = [{"table": name, "bytes": int(size)} for name, size in cursor.fetchall()]
-    return {"bytes": int(total[0]) if total else 0, "tables": tables, "wal_bytes": _wal()}
+    directory = data_directory()
+    return {"bytes": int(total[0]) if total else 0, "tables": tables, "wal_bytes": _wal(),
+            "disk_free_bytes": shutil.disk_usage(str(directory)).free if directory else None}
 
 
-def size_text(count: int | None) -> str:
-    """A size as the report shows it (`cortex doctor` and the dashboard alike)."""
-    if count is None:
-        return "unknown (this role may not list it)"
-    if count < 1024:
-        return f"{count} B"
-    size = float(count)
-    for unit in ("KiB", "MiB", "GiB"):
-        size /= 1024
-        if size < 1024 or unit == "GiB":
-            break
-    return f"{size:.1f} {unit}"
+
 
 
 def _wal() -> int | None:

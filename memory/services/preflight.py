@@ -6,14 +6,13 @@ transaction (memory.services.setup.cortex_prepare): all of them, or none."""
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
-from django.db import DatabaseError, connection, transaction
+from django.db import connection
 
 from memory.compiled.text import counted
 from memory.errors import DomainError, Refused
-from memory.selectors.doctor import size_text
 from memory.selectors.setup import migrations_pending, migrations_unknown
+from memory.selectors.storage import data_directory, size_text
 
 # A migration may rewrite a table (ALTER COLUMN ... TYPE, as 0027 did to the events): the new
 # copy sits beside the old one until the transaction commits, with its write-ahead log.
@@ -48,19 +47,6 @@ def schema_known_check() -> None:
             "CORTEX_HOME (cortex restore PATH); nothing was changed")
 
 
-def _data_directory() -> Path | None:
-    """The server's data directory when it is on this machine and this role may read it (the
-    embedded server's; a configured server's only when local and granted)."""
-    try:
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute("SELECT current_setting('data_directory')")
-            row = cursor.fetchone()
-    except DatabaseError:
-        return None
-    path = Path(str(row[0])) if row else None
-    return path if path is not None and path.is_dir() else None
-
-
 def _largest_table() -> tuple[str, int]:
     with connection.cursor() as cursor:
         cursor.execute(
@@ -75,7 +61,7 @@ def _largest_table() -> tuple[str, int]:
 def disk_room_check(*, pending: list[str], free_bytes: int | None = None) -> None:
     """Refuse to start migrating when the data directory's disk has less free space than the
     largest table (a migration may rewrite it) plus room for the write-ahead log."""
-    directory = _data_directory()
+    directory = data_directory()
     if not pending or (directory is None and free_bytes is None):
         return
     free = free_bytes if free_bytes is not None else shutil.disk_usage(str(directory)).free

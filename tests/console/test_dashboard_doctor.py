@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from datetime import timedelta
 from pathlib import Path
 
@@ -97,6 +98,14 @@ def test_the_database_by_table_and_its_write_ahead_log(operator: Client, graph: 
     wal = re.search(r"write-ahead log ([0-9.]+) MiB", heading.group(1))
     assert segments is not None and wal is not None
     assert float(wal.group(1)) >= 16 * segments[0] - 0.1  # 16 MiB segments
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('data_directory')")
+        directory = cursor.fetchone()
+    assert directory is not None
+    free = re.search(r"([0-9.]+) (MiB|GiB) free on its disk", heading.group(1))
+    assert free is not None  # the test's embedded server: its data directory is here
+    shown = float(free.group(1)) * 2 ** (20 if free.group(2) == "MiB" else 30)
+    assert abs(shown - shutil.disk_usage(str(directory[0])).free) < 2**30  # the same disk
 
 
 def test_no_problem_says_so(operator: Client, graph: Graph,

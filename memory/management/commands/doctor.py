@@ -12,7 +12,8 @@ from django.core.management.base import CommandParser
 
 from memory.compiled.text import counted
 from memory.management.base import DomainCommand
-from memory.selectors.doctor import DoctorReport, Finding, doctor_report, size_text
+from memory.selectors.doctor import DoctorReport, Finding, doctor_report
+from memory.selectors.storage import size_text
 
 
 class Command(DomainCommand):
@@ -38,7 +39,9 @@ class Command(DomainCommand):
         out = self.stdout.write
         self._section("what runs", report.processes)
         db = report.database
-        out(f"\ndatabase: {size_text(db['bytes'])}, write-ahead log {size_text(db['wal_bytes'])}")
+        free = db["disk_free_bytes"]
+        out(f"\ndatabase: {size_text(db['bytes'])}, write-ahead log {size_text(db['wal_bytes'])}"
+            + ("" if free is None else f", {size_text(free)} free on its disk"))
         for table in db["tables"]:
             out(f"  {table['table']:<40} {size_text(table['bytes']):>12}")
         self._section("waiting", report.waiting)
