@@ -334,6 +334,25 @@ def _sparse_stage() -> None:
         sparse_staged(cursor.cursor, ids, profile)
 
 
+def indexes_ensure(*, sparse: bool = True, progress: Any = print) -> None:
+    """The vectors' HNSW indexes a generation interrupted while building them left out
+    (the sparse one only with `sparse`: it costs about ten times the dense one to build)."""
+    have = {row[0] for row in _sql("SELECT indexname FROM pg_indexes WHERE indexname IN "
+                                   "('entity_embedding_hnsw', 'memory_embedding_hnsw', "
+                                   "'memory_embedding_sparse_hnsw')")}
+    wanted = {"entity_embedding_hnsw": "CREATE INDEX entity_embedding_hnsw ON "
+              "memory_entityembedding USING hnsw (vector vector_cosine_ops) "
+              "WITH (m = 16, ef_construction = 64)",
+              "memory_embedding_hnsw": _MEMORY_INDEXES[0]}
+    if sparse:
+        wanted["memory_embedding_sparse_hnsw"] = _MEMORY_INDEXES[1]
+    for name, statement in wanted.items():
+        if name not in have:
+            progress(f"  building {name}, missing", flush=True)
+            _sql("SET maintenance_work_mem = '1GB'")
+            _sql(statement)
+
+
 def sparse_fill(*, progress: Any = print) -> bool:
     """A graph generated before memories had sparse vectors gets them (and the context
     vectors), and the memories are marked embedded again (migrations 0028 and 0029 marked

@@ -42,17 +42,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, urlsplit, urlunsplit
 
+import yaml
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.hook_latency import hook_timed  # noqa: E402
-from bench.machine import machine_describe  # noqa: E402
+from bench.machine import machine_describe, machine_speed  # noqa: E402
 from bench.recall_graph import (  # noqa: E402
     Names,
     Sizes,
     compiled_generate,
     graph_generate,
     graph_names,
+    indexes_ensure,
     sparse_fill,
 )
 from bench.recall_profile import dominant_print  # noqa: E402
@@ -87,7 +90,8 @@ def _database_url(fresh: bool, name: str = BENCH_DB) -> str:
     return urlunsplit(parts._replace(path=f"/{name}"))
 
 
-def _setup(*, reuse: bool, sizes: Sizes, database: str = BENCH_DB) -> tuple[str, Names, str]:
+def _setup(*, reuse: bool, sizes: Sizes, database: str = BENCH_DB,
+           sparse: bool = True) -> tuple[str, Names, str]:
     """The bench database, migrated and holding the graph; the names; an agent token."""
     url = _database_url(fresh=not reuse, name=database)
     os.environ["DATABASE_URL"] = url
@@ -108,6 +112,7 @@ def _setup(*, reuse: bool, sizes: Sizes, database: str = BENCH_DB) -> tuple[str,
         started = time.perf_counter()
         if sparse_fill():
             print(f"sparse vectors added in {time.perf_counter() - started:.0f} s", flush=True)
+        indexes_ensure(sparse=sparse)
     else:
         started = time.perf_counter()
         names = graph_generate(sizes=sizes, now=clock.now())
@@ -184,6 +189,15 @@ def queries_make(names: Names, *, count: int, seed: int = 3) -> list[str]:
         made.setdefault(makers[i % len(makers)](), None)
         i += 1
     return list(made)
+
+
+def _config_without(strategies: Sequence[str]) -> Path:
+    config = yaml.safe_load((ROOT / "config" / "decay.yaml").read_text())
+    config["recall"]["strategies"] = [s for s in config["recall"]["strategies"]
+                                      if s not in strategies]
+    path = Path(tempfile.gettempdir()) / f"cortex-bench-recall-{os.getpid()}.yaml"
+    path.write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False))
+    return path
 
 
 # ---- the server ------------------------------------------------------------------------
@@ -434,6 +448,10 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--profile-queries", type=int, default=30)
     parser.add_argument("--units", nargs="+", default=["memory", "entity"],
                         choices=["memory", "entity"])
+    parser.add_argument("--without", nargs="*", default=[],
+                        help="strategies left out (a copy of config/decay.yaml, for the "
+                             "server and this process); without sparse, its HNSW index is "
+                             "not built when missing")
     return parser.parse_args()
 
 
@@ -441,10 +459,14 @@ def main() -> None:
     args = _arguments()
     os.environ.setdefault("OMP_NUM_THREADS", "1")  # as cortex_site/wsgi.py sets it
     print(machine_describe())
-    print(f"at the start: {_load()}")
+    print(machine_speed(), flush=True)
     sizes = Sizes(entities=args.entities, relations=args.relations, memories=args.memories)
+    if args.without:
+        os.environ["CORTEX_CONFIG"] = str(_config_without(args.without))
+        print(f"strategies left out: {', '.join(args.without)}")
     database_url, names, token = _setup(reuse=args.reuse, sizes=sizes,
-                                         database=args.database)
+                                         database=args.database,
+                                         sparse="sparse" not in args.without)
     _sizes_print()
     n, warmup = args.requests, 4 * args.clients
     queries = queries_make(names, count=warmup + 2 * n * len(args.units)
@@ -456,7 +478,12 @@ def main() -> None:
     for encode in query_encoders().values():  # the models load once, not in a timing
         encode("warm-up")
     workers, threads = args.workers or WEB_WORKERS, args.threads or WEB_THREADS
-    print(f"\nevery strategy on (gunicorn, {workers} workers x {threads} threads):", flush=True)
+    from memory.config import config_get
+
+    section = config_get().recall
+    assert section is not None
+    print(f"\nstrategies {', '.join(section.strategies)} (gunicorn, {workers} workers x "
+          f"{threads} threads):", flush=True)
     with _server(database_url, workers, threads) as url:
         load_run(url, token, [recall_request(q, unit) for q in queries[:warmup]
                               for unit in args.units], clients=args.clients,
@@ -478,7 +505,7 @@ def main() -> None:
         for unit in args.units:
             dominant_print(queries[at:at + args.profile_queries],
                            unit="memory" if unit == "memory" else "entity")
-    print(f"at the end: {_load()}")
+    print(f"at the end: {machine_speed()}")
 
 
 if __name__ == "__main__":

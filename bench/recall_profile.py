@@ -86,5 +86,5 @@ def dominant_print(queries: Sequence[str], *, unit: Literal["entity", "memory"],
     if heaviest:
         sql, params = spent.last[heaviest[0][0]]
         print("    EXPLAIN ANALYZE of the heaviest, for the last query:")
-        for line in explained(sql, params):
-            print(f"      {line}")
+        for line in explained(sql, params):  # a vector literal is thousands of characters
+            print(f"      {line[:160]}{'...' if len(line) > 160 else ''}")

@@ -154,6 +154,8 @@ def _evaluate(plants: list[Plant], *, label: str, config: Any, strategies: tuple
             ranks["same" if language == plant.language else "cross"].append(position)
     elapsed = time.perf_counter() - started
     every = ranks["en"] + ranks["fr"]
+    misses = _misses(plants, ranks, config=config, strategies=strategies, now=now) if (
+        label == "all strategies") else []
 
     def at5(values: list[int | None]) -> float:
         return sum(1 for r in values if r is not None and r <= 5) / len(values)
@@ -162,7 +164,34 @@ def _evaluate(plants: list[Plant], *, label: str, config: Any, strategies: tuple
             "fr@5": at5(ranks["fr"]), "same@5": at5(ranks["same"]),
             "cross@5": at5(ranks["cross"]),
             "mrr": sum(1 / r for r in every if r is not None) / len(every),
-            "ms_per_query": 1000 * elapsed / len(every)}
+            "ms_per_query": 1000 * elapsed / len(every), "misses": misses}
+
+
+def _misses(plants: list[Plant], ranks: dict[str, list[int | None]], *, config: Any,
+            strategies: tuple[str, ...], now: Any) -> list[dict[str, Any]]:
+    """Each question whose planted memory is not in the first 5: its rank within the first
+    100, its fused parts there, and its rank by each strategy alone."""
+    from memory.services.recall import recall_run
+
+    found = []
+    for i, plant in enumerate(plants):
+        for language, question in (("en", plant.question_en), ("fr", plant.question_fr)):
+            rank = ranks[language][i]
+            if rank is not None and rank <= 5:
+                continue
+            wide = recall_run(query=question, unit="memory", limit=100, reinforce=False,
+                              strategies_on=strategies, now=now, config=config)
+            position = _rank(wide.hits, plant.source_id)
+            parts = wide.hits[position - 1].strategies if position else {}
+            alone = {}
+            for strategy in strategies:
+                one = recall_run(query=question, unit="memory", limit=100, reinforce=False,
+                                 strategies_on=(strategy,), now=now, config=config)
+                alone[strategy] = _rank(one.hits, plant.source_id)
+            found.append({"language": language, "fact_language": plant.language,
+                          "question": question, "fact": plant.text, "rank": position,
+                          "parts": parts, "alone": alone})
+    return found
 
 
 def _variants(config: Any, embed: bool, vector_weights: tuple[float, ...] = ()
@@ -182,7 +211,8 @@ def _variants(config: Any, embed: bool, vector_weights: tuple[float, ...] = ()
 
 
 def run_one(n: int, plants_count: int, seed: int, embed: bool,
-            reuse: bool = False, vector_weights: tuple[float, ...] = ()) -> dict[str, Any]:
+            reuse: bool = False, vector_weights: tuple[float, ...] = (),
+            ablation: bool = True) -> dict[str, Any]:
     name = f"{BENCH_DB}_{n}_{plants_count}_{seed}_{'v' if embed else 'nv'}"
     os.environ["DATABASE_URL"], kept = _database(name, reuse)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")
@@ -202,7 +232,10 @@ def run_one(n: int, plants_count: int, seed: int, embed: bool,
     now = clock.now()
     rows = [_evaluate(plants, label=label, config=cfg, strategies=on, use_strength=strength,
                       now=now)
-            for label, cfg, on, strength in _variants(config, embed, vector_weights)]
+            for label, cfg, on, strength in _variants(config, embed, vector_weights)[
+                :None if ablation else 1]]
+    if not ablation:
+        return {"n": n, "plants": plants_count, "times": times, "rows": rows}
     later = now + timedelta(days=1)
     sleep_cycle_run(now=later)
     on = tuple(s for s in STRATEGIES if embed or s not in ENCODED)
@@ -317,6 +350,13 @@ def _print(result: dict[str, Any]) -> None:
         print(f"{row['label']:<22} {row['recall@5']:>9.3f} {row['en@5']:>6.3f} "
               f"{row['fr@5']:>6.3f} {row['same@5']:>7.3f} {row['cross@5']:>7.3f} "
               f"{row['mrr']:>6.3f} {row['ms_per_query']:>7.1f}")
+    for row in result["rows"]:
+        for miss in row.get("misses", []):
+            alone = ", ".join(f"{s} {r or '>100'}" for s, r in miss["alone"].items())
+            parts = ", ".join(f"{s} {v:.2f}" for s, v in miss["parts"].items())
+            print(f"  missed@5 ({miss['language']} question, {miss['fact_language']} fact): "
+                  f"rank {miss['rank'] or '>100'} [{parts}]; alone: {alone}\n"
+                  f"    Q: {miss['question']}\n    fact: {miss['fact']}")
 
 
 def main() -> None:
@@ -338,6 +378,8 @@ def main() -> None:
                              "(one database per size, seed and --no-embed)")
     parser.add_argument("--vector-weights", type=float, nargs="*", default=[],
                         help="also each of these weights of the vector strategy")
+    parser.add_argument("--no-ablation", action="store_true",
+                        help="planted facts: every strategy only (no variant, no sleep cycle)")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     embed = not args.no_embed
@@ -346,7 +388,8 @@ def main() -> None:
         result = (run_conversations(args.sessions, args.turns, args.people, args.seed, embed,
                                     args.reuse, weights, args.bare_turns)
                   if args.conversations
-                  else run_one(args.one, args.plants, args.seed, embed, args.reuse, weights))
+                  else run_one(args.one, args.plants, args.seed, embed, args.reuse, weights,
+                               not args.no_ablation))
         print(json.dumps(result))
         return
     print(machine_describe())
