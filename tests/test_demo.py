@@ -106,6 +106,11 @@ def test_demo_runs_every_layer_and_a_second_run_adds_nothing(tmp_path: Path) -> 
         ("always use requests", "project:cortex, project:data-pipeline (in this project)"),
         ("never use requests", "project:billing-api")]
 
+    # Recall names a rule with its polarity (issue 25, item 1): "never use npm", not "use npm".
+    recall = first.sections[0]
+    rules = [row for row in recall.rows if row[0].startswith("agent:claude-code:instruction:")]
+    assert rules and all(row[3].split()[0] in ("always", "never") for row in rules), rules
+
     # The corpus was lived night by night (issue 25, item 8): a sleep cycle as of each night
     # of its sessions' days (03:00, the beat's hour), so the console's "threshold crossings,
     # last 30 days" plots show that history.
