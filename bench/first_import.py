@@ -305,10 +305,16 @@ def _first_import(admin: str, url: str, env: dict[str, str], root: Path, floor: 
           f"import {total:,.1f} s = {total / floor:,.1f}x the parse floor", flush=True)
     left = _left(url, env)
     storage = _storage(url, size)
-    rerun, _, _ = _cortex(env, "ingest", "claude-code", str(root), "--json")
-    print(f"  unchanged re-run: {rerun:,.2f} s (the whole process)", flush=True)
+    again = _run(env, "ingest", "claude-code", str(root), "--json")
+    rerun, reading = again.seconds, json.loads(again.out.strip().splitlines()[-1])["seconds"]
+    # The command's own part (its files' states, one stat each, the stages' one question)
+    # beside the start every `cortex` command pays (Python, Django and its apps, Celery's
+    # app, the database's readiness check): on a loaded machine the wall is mostly waiting.
+    print(f"  unchanged re-run: {rerun:,.2f} s (the whole process; {again.cpu:,.2f} s of CPU), "
+          f"of which reading the files' states {reading:,.2f} s", flush=True)
     return {"total": total, "floors": total / floor, "rerun": rerun,
-            "peak": max(peak, sleep_peak), "stages": stages, **left, **storage}
+            "rerun_cpu": again.cpu, "peak": max(peak, sleep_peak), "stages": stages, **left,
+            **storage}
 
 
 _LEFT = """
@@ -434,7 +440,8 @@ def _verdict(raw: dict[str, Any], first: dict[str, Any], retain: float | None, s
         ("data folder <= 1.5x the corpus after a checkpoint",
          f"{first['folder_ratio']:.2f}x (database + log {first['database_ratio']:.2f}x)",
          first["folder_ratio"] <= 1.5),
-        ("unchanged re-run <= 2 s", f"{first['rerun']:,.2f} s", first["rerun"] <= 2),
+        ("unchanged re-run <= 2 s", f"{first['rerun']:,.2f} s ({first['rerun_cpu']:,.2f} s of CPU)",
+         first["rerun"] <= 2),
         ("peak RSS <= 300 MB", f"{max(raw['peak'], first['peak']):,.0f} MB",
          max(raw["peak"], first["peak"]) <= 300),
         ("raw ingest >= 60 MB/s (issue 14)",
