@@ -7,30 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import psycopg
 from django.core.exceptions import RequestDataTooBig
-from django.db import OperationalError
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 from rest_framework.views import set_rollback
 
-from memory.errors import DomainError, TooLarge
-
-DISK_FULL_SQLSTATE = "53100"  # PostgreSQL's disk_full: a file it could not extend or write
-DISK_FULL = ("The database's disk is full: nothing was written. Free some space on it, then "
-             "send this again (cortex doctor shows the database's size by table).")
-
-
-def disk_full(error: BaseException) -> bool:
-    """The database refused a write for want of disk space (its transaction rolled back), or
-    could not even open a session: a new one writes its cache file ("FATAL: could not write
-    init file: No space left on device"). psycopg's error, or Django's wrapping it."""
-    if any(getattr(e, "sqlstate", None) == DISK_FULL_SQLSTATE for e in (error, error.__cause__)):
-        return True
-    return isinstance(error, OperationalError | psycopg.OperationalError) and (
-        "No space left on device" in str(error))
+from memory.errors import DiskFull, DomainError, TooLarge, disk_full
 
 
 def error_body(code: str, message: str, fields: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -49,13 +33,13 @@ def _flatten(detail: Any) -> Any:
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, RequestDataTooBig):
         exc = TooLarge()
+    if disk_full(exc):
+        exc = DiskFull()
     if isinstance(exc, DomainError):
         set_rollback()
-        return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status)
-    if disk_full(exc):
-        set_rollback()
-        return Response(error_body("disk_full", DISK_FULL), status=503,
-                        headers={"Retry-After": "60"})
+        retry = {"Retry-After": "60"} if isinstance(exc, DiskFull) else None
+        return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status,
+                        headers=retry)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     response = drf_exception_handler(exc, context)

@@ -46,7 +46,7 @@ def main() -> None:
     except (DomainError, EmbeddedError) as error:  # a refused migration, a server that cannot start
         sys.exit(f"cortex: {error.describe() if isinstance(error, DomainError) else error}")
     except Exception as error:
-        from cortex_site.api_errors import disk_full
+        from memory.errors import disk_full
 
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         if disk_full(error):  # Django's error or psycopg's own (COPY, server-side cursors)

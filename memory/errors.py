@@ -82,3 +82,27 @@ class Busy(DomainError):
     status = 409
     default_code = "busy"
     default_message = "Another run is in progress; try again later."
+
+
+class DiskFull(DomainError):
+    """The database's disk is full: the write was rolled back (503; send it again later)."""
+
+    status = 503
+    default_code = "disk_full"
+    default_message = ("The database's disk is full: nothing was written. Free some space on "
+                       "it, then send this again (cortex doctor shows the database's size by "
+                       "table).")
+
+
+DISK_FULL_SQLSTATE = "53100"  # PostgreSQL's disk_full: a file it could not extend or write
+
+
+def disk_full(error: BaseException | None) -> bool:
+    """The database refused a write for want of disk space (its transaction rolled back), or
+    could not even open a session: a new one writes its cache file ("FATAL: could not write
+    init file: No space left on device"). psycopg's error, or Django's wrapping it."""
+    if error is None:
+        return False
+    if any(getattr(e, "sqlstate", None) == DISK_FULL_SQLSTATE for e in (error, error.__cause__)):
+        return True
+    return type(error).__name__ == "OperationalError" and "No space left on device" in str(error)

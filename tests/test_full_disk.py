@@ -17,6 +17,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
 from django.conf import settings
 from django.db import connection
@@ -26,6 +27,7 @@ from memory.models import Memory, MemoryEvent
 from memory.services.agents import agent_create
 from memory.services.sql import connection_url
 from memory.services.taxonomy import taxonomy_sync
+from tests.mcp.conftest import body, stdio_client
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -97,6 +99,16 @@ def _remember(text: str) -> subprocess.CompletedProcess[str]:
                           timeout=300)
 
 
+def _mcp_remember(token: str, text: str) -> dict[str, object]:
+    """The MCP server (`cortex mcp`, over stdio) asked to remember `text`."""
+    async def main() -> dict[str, object]:
+        async with stdio_client(token) as client:
+            answer: dict[str, object] = body(await client.call_tool("remember", {"text": text}))
+            return answer
+
+    return anyio.run(main)
+
+
 def test_a_write_on_a_full_disk_fails_clearly_leaves_nothing_and_goes_through_after(
         full_disk: Path) -> None:
     taxonomy_sync()
@@ -117,6 +129,8 @@ def test_a_write_on_a_full_disk_fails_clearly_leaves_nothing_and_goes_through_af
     assert "No space left on device" in refused.stderr
     assert refused.stderr.rstrip().endswith("the write was rolled back, nothing half-written; "
                                             "free some space on it and run this again")
+    over_mcp = _mcp_remember(token, "Lyon is where Marc lives.")
+    assert over_mcp["error"] == body["error"], over_mcp  # the same error, over MCP
     assert MemoryEvent.objects.count() == 0 and Memory.objects.count() == 0
 
     full_disk.unlink()  # space again

@@ -21,7 +21,7 @@ from mcp.server.mcpserver.exceptions import (
 from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
 
-from memory.errors import DomainError, NotFound
+from memory.errors import DiskFull, DomainError, NotFound, disk_full
 from memory.mcp import arguments as a
 from memory.mcp import tools
 from memory.mcp.auth import agent_with_scope, header_token
@@ -48,7 +48,9 @@ class CortexMCPServer(MCPServer[Any]):
         shape (a crash as the API's 500 says it)."""
         try:
             return await super().call_tool(name, arguments, context)
-        except UnexpectedToolError:
+        except UnexpectedToolError as error:
+            if disk_full(error.__cause__):
+                return error_result(DiskFull())
             logger.exception("MCP tool %r failed", name)
             return error_result(DomainError(SERVER_ERROR_MESSAGE, code="server_error"))
         except ToolError as error:
