@@ -6,6 +6,7 @@ rule, while the same words said to the agent do."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from functools import cache
 from pathlib import Path
@@ -42,44 +43,44 @@ def _prompts(root: Path) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _prompt(shared_fixtures: Path, start: str) -> str:
-    """The operator's prompt that holds `start`, one that begins with it first."""
-    found = sorted((p for p in _prompts(shared_fixtures / "claude-code") if start in p),
-                   key=lambda p: (not p.startswith(start), p))
-    assert found, f"no prompt holds {start!r}"
+def _prompt(shared_fixtures: Path, digest: str) -> str:
+    """The operator's prompt whose SHA-256 starts with `digest` (the prompts are named by
+    their digest: their words stay in ../shared, not copied here)."""
+    found = [p for p in _prompts(shared_fixtures / "claude-code")
+             if hashlib.sha256(p.encode()).hexdigest().startswith(digest)]
+    assert len(found) == 1, f"{len(found)} prompts have the digest {digest}"
     return found[0]
 
 
-@pytest.mark.parametrize(("start", "name", "alternative"), [
-    # "... To be clear: don't use ClMail for communication, use the builtin subagent teams."
-    ("OK, we're going to make a little experiment here.", "do not use clmail",
-     "use builtin subagent teams"),
-    ("I have both Node and Python, but I don't want to make it only work for me",
-     "do not make assumptions about people's env", ""),
+@pytest.mark.parametrize(("digest", "name", "alternative"), [
+    # an experiment's set-up ending on which tool not to use for communication
+    ("dfcb4ed4aa68", "do not use clmail", "use builtin subagent teams"),
+    # both runtimes installed, but not wanting it to work only for the operator
+    ("0a004f3ed579", "do not make assumptions about people's env", ""),
 ])
-def test_a_rule_the_operator_stated_is_still_read(shared_fixtures: Path, start: str,
+def test_a_rule_the_operator_stated_is_still_read(shared_fixtures: Path, digest: str,
                                                   name: str, alternative: str) -> None:
-    rule = rule_read(text=_prompt(shared_fixtures, start))
+    rule = rule_read(text=_prompt(shared_fixtures, digest))
     assert rule is not None
     assert (rule.kind, rule.name, rule.alternative) == ("instruction", name, alternative)
 
 
 def test_each_line_of_a_list_of_donts_is_read(shared_fixtures: Path) -> None:
-    names = {r.name for r in rules_read(text=_prompt(shared_fixtures,
-                                                     "Please analyze this codebase"))}
+    # a request to analyze a codebase, with a list of what not to include
+    names = {r.name for r in rules_read(text=_prompt(shared_fixtures, "cfdedaa2c597"))}
     assert "do not include generic development practices" in names
 
 
-@pytest.mark.parametrize("start", [
-    "Wait, does it only run on main?",  # "... They don't look that bad."
-    "OK, so this was just so you know what there is now",
-    "I actually don't like much this idea",
-    "it doesn't sound quite like music",
-    "all of texts now sound the same",
-    "ok, now write the program using the instruction in README.md",
+@pytest.mark.parametrize("digest", [
+    "ba8fa7f1ea07",  # a question about where CI runs, then a judgement of its results
+    "77fbebdfeb0f",  # what there is now, told for the agent's information
+    "8beecbac8851",  # the operator's dislike of an idea
+    "a7ae665ceb1d",  # a judgement of generated music
+    "ee1bafb56b42",  # a judgement that the outputs sound alike
+    "07f7ecb4e062",  # a request to write the program the README describes
 ])
-def test_what_describes_or_asks_is_no_rule(shared_fixtures: Path, start: str) -> None:
-    text = _prompt(shared_fixtures, start)
+def test_what_describes_or_asks_is_no_rule(shared_fixtures: Path, digest: str) -> None:
+    text = _prompt(shared_fixtures, digest)
     assert [r for r in rules_read(text=text) if r.kind == "instruction"] == []
 
 
