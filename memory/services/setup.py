@@ -33,7 +33,8 @@ def cortex_prepare() -> SyncReport:
 
 def migrate_all_or_none() -> None:
     """Django's migrate in one transaction (each migration a savepoint inside it); a failing
-    migration is MigrationFailed naming it, and none of them stays applied."""
+    migration is MigrationFailed naming it, and none of them stays applied. So every
+    migration must be able to run in a transaction (no `atomic = False`, no CONCURRENTLY)."""
     said = io.StringIO()
     try:
         with transaction.atomic():
