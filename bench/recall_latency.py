@@ -321,6 +321,7 @@ class Paired:
 
     encoders: dict[str, list[float]]
     recall: Run
+    encoders_cpu: dict[str, list[float]]  # the same in CPU ms (the thread's)
 
 
 def paired_run(url: str, token: str, queries: Sequence[str], *, unit: str,
@@ -332,15 +333,17 @@ def paired_run(url: str, token: str, queries: Sequence[str], *, unit: str,
 
     encoders = query_encoders()
     times: dict[str, list[float]] = {name: [] for name in encoders}
+    cpu: dict[str, list[float]] = {name: [] for name in encoders}
     client = Client(url, token)
     latencies: list[float] = []
     web, postgres, (busy, total) = web_cpu(url), postgres_cpu(database), machine_cpu()
     started = time.perf_counter()
     for query in queries:
         for name, encode in encoders.items():
-            began = time.perf_counter()
+            began, began_cpu = time.perf_counter(), time.thread_time()
             encode(query)
             times[name].append((time.perf_counter() - began) * 1000)
+            cpu[name].append((time.thread_time() - began_cpu) * 1000)
         latencies.append(client.send(recall_request(query, unit)))
     elapsed = time.perf_counter() - started
     busy_after, total_after = machine_cpu()
@@ -348,7 +351,7 @@ def paired_run(url: str, token: str, queries: Sequence[str], *, unit: str,
               _per_request(web, web_cpu(url), len(latencies)),
               _per_request(postgres, postgres_cpu(database), len(latencies)),
               (busy_after - busy) / max(total_after - total, 1e-9))
-    return Paired(times, run)
+    return Paired(times, run, cpu)
 
 
 def paired_print(paired: Paired, *, unit: str) -> dict[str, float]:
@@ -364,7 +367,9 @@ def paired_print(paired: Paired, *, unit: str) -> dict[str, float]:
     ok = p50 <= e50 + P50_OVER and p99 <= e99 + P99_OVER
     print(f"unit={unit}, 1 client, {len(recall)} distinct queries ({_load()}):")
     for name, values in encoders.items():
-        print(f"  encoder {name:<24} {_ms(values)}  (bare, this process, one thread)")
+        cpu = paired.encoders_cpu[name]
+        print(f"  encoder {name:<24} {_ms(values)}  (bare, this process, one thread; CPU "
+              f"p50 {percentile(cpu, 0.5):.1f} ms, mean {sum(cpu) / len(cpu):.1f} ms)")
     print(f"  longest of {'+'.join(encoders):<19} {_ms(every)}")
     print(f"  recall over HTTP           {_ms(recall)}  {_cpu_text(paired.recall)}; "
           f"cores busy {paired.recall.busy:.0%}")
