@@ -317,18 +317,31 @@ def analysis_drain(*, sources: Iterable[str] | None = None,
     for source in sources if sources is not None else analyzed_sources():
         if restart:
             analysis_cursors_reset(source=source, analyzers=names)
-        while True:
-            report = analysis_batch_run(source=source, batch_size=batch_size, analyzers=names)
-            totals.add(report)
-            if report.more:
-                continue
-            if not analysis_held_back(source=source, analyzers=names):
-                break
-            if time.monotonic() >= deadline:
-                totals.held_back.append(source)
-                break
-            time.sleep(HORIZON_POLL_SECONDS)
+        _source_drain(source=source, analyzers=names, batch_size=batch_size,
+                      deadline=deadline, totals=totals)
     return totals
+
+
+def _source_drain(*, source: str, analyzers: list[str] | None, batch_size: int | None,
+                  deadline: float, totals: AnalysisTotals) -> None:
+    settled = False
+    while True:
+        report = analysis_batch_run(source=source, batch_size=batch_size, analyzers=analyzers)
+        totals.add(report)
+        if report.more:
+            continue
+        if settled and not report.events:
+            return
+        if not analysis_held_back(source=source, analyzers=analyzers):
+            # Nothing waits now; but a transaction that held events back may have committed
+            # between the read and this check: read once more before leaving.
+            settled = True
+            continue
+        settled = False
+        if time.monotonic() >= deadline:
+            totals.held_back.append(source)
+            return
+        time.sleep(HORIZON_POLL_SECONDS)
 
 
 def analysis_held_back(*, source: str, analyzers: Iterable[str] | None = None) -> bool:
