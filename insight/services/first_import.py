@@ -138,6 +138,7 @@ def _follow(tally: StageTally, *, raw_done: Callable[[], bool], alive: Callable[
             backlog: Callable[[StageTally], int] | None) -> None:
     wait_until: float | None = None  # for events an open transaction holds back, at the end
     embedded_upto = [0]  # entities created when the vectors last caught up
+    settled = False  # a round found nothing to do and nothing held back: one more, then stop
     while alive():
         finished = raw_done()  # read before the round: no event can follow it
         # Retaining behind a running analysis (its own process): whole chunks only, so that
@@ -151,12 +152,18 @@ def _follow(tally: StageTally, *, raw_done: Callable[[], bool], alive: Callable[
             continue
         moved = analyze and _analyze_step(tally)
         moved = (retain and _retain_step(tally, config, lock_timeout, whole_chunks=whole)) or moved
+        settled = settled and not moved
         report(tally)
         if not moved:
             if finished:
                 if wait_until is None:
                     wait_until = time.monotonic() + config.analysis.horizon_wait_seconds
                 held = analyze and _held_back()
+                if not held and not settled:
+                    # Nothing waits now; but a transaction that held events back may have
+                    # committed between the round and this check: one more round first.
+                    settled = True
+                    continue
                 if not held or time.monotonic() >= wait_until:
                     tally.held_back = int(held)  # `cortex analyze` reads them once it ends
                     if retain:
