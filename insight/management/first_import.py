@@ -31,8 +31,9 @@ _SPAWN = multiprocessing.get_context("spawn")
 
 
 class Stages:
-    """`events_stored()` from any thread once a batch committed events; `poll()` from the
-    main thread spawns the follower then; `finish(tick)` once the raw log is complete.
+    """`events_stored(count)` from any thread once a batch committed `count` events (0: new
+    bytes to read); `poll()` from the main thread spawns the follower then; `finish(tick)`
+    once the raw log is complete.
     Inside a transaction nothing runs: the stages could not see the events before it
     commits (they are left to `cortex analyze` / `cortex retain` or the workers)."""
 
@@ -41,14 +42,19 @@ class Stages:
         self.enabled = not connection.in_atomic_block
         self.follower: Follower | None = None
         self._wanted = False
+        self._stored = 0  # events the raw log committed so far (the writer's thread adds)
         self._inline = StageTally()
 
-    def events_stored(self) -> None:
+    def events_stored(self, count: int) -> None:
         self._wanted = True
+        self._stored += count
+        if self.follower is not None:  # the total, not an increment: a count missed heals
+            self.follower.stored.value = self._stored
 
     def poll(self) -> None:
         if self.enabled and self._wanted and self.follower is None:
-            self.follower = Follower(database_url=connection_url(), redis_url=self.redis_url)
+            self.follower = Follower(database_url=connection_url(), redis_url=self.redis_url,
+                                     stored=self._stored)
 
     def tally(self) -> StageTally:
         return self.follower.tally() if self.follower is not None else self._inline
@@ -74,21 +80,25 @@ class Stages:
 
 class Follower:
     """Two processes, the analysis following the raw log and the retain stage following the
-    analysis (on 2 cores they overlap once the raw log is read); the retain stage reads the
-    analysis's counts, and waits for a chunk's worth of observations while it runs.
-    `raw_done()` once the raw log is complete; `wait(tick)` calls `tick` while they finish."""
+    analysis (on 2 cores they overlap once the raw log is read). Each waits, while its
+    upstream runs, for a batch's worth of work without asking the database: the analysis
+    reads how many events the raw log committed (`stored`, set by the importer), the retain
+    stage the analysis's counts. `raw_done()` once the raw log is complete; `wait(tick)`
+    calls `tick` while they finish."""
 
     STAGES = ("analyze", "retain")
 
-    def __init__(self, *, database_url: str, redis_url: str) -> None:
+    def __init__(self, *, database_url: str, redis_url: str, stored: int = 0) -> None:
         self.counts = [_SPAWN.Array("q", len(FIELDS), lock=False) for _ in self.STAGES]
+        self.stored = _SPAWN.Value("q", stored, lock=False)
         self._done = [_SPAWN.Event() for _ in range(len(self.STAGES) + 1)]  # raw, analyzed, all
         self.processes = [
             _SPAWN.Process(
                 target=follow_main, name=f"cortex-first-import-{stage}", daemon=True,
                 args=(database_url, redis_url, self.counts[index], self._done[index],
                       self._done[index + 1], os.getpid(), stage, POLL_SECONDS,
-                      LOCK_TIMEOUT_SECONDS, self.counts[index - 1] if index else None))
+                      LOCK_TIMEOUT_SECONDS, self.counts[index - 1] if index else None,
+                      None if index else self.stored))
             for index, stage in enumerate(self.STAGES)
         ]
         for process in self.processes:

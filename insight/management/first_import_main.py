@@ -7,17 +7,18 @@ from __future__ import annotations
 import dataclasses
 import os
 import signal
-from multiprocessing.sharedctypes import SynchronizedArray
+from multiprocessing.sharedctypes import Synchronized, SynchronizedArray
 from multiprocessing.synchronize import Event
 
 
 def follow_main(database_url: str, redis_url: str, counts: SynchronizedArray[int],
                 upstream_done: Event, done: Event, parent: int, stage: str,
                 poll_seconds: float, lock_timeout: float,
-                upstream_counts: SynchronizedArray[int] | None = None) -> None:
-    """`stage` "analyze" follows the raw log, "retain" the analysis (whose counts are
-    `upstream_counts`); `done` is set once the stage has nothing left after its upstream
-    was done."""
+                upstream_counts: SynchronizedArray[int] | None = None,
+                stored: Synchronized[int] | None = None) -> None:
+    """`stage` "analyze" follows the raw log (`stored`: the events it committed so far),
+    "retain" the analysis (whose counts are `upstream_counts`); `done` is set once the stage
+    has nothing left after its upstream was done."""
     # Ctrl-C reaches the whole process group: the importer stops this process (SIGTERM).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ["DATABASE_URL"], os.environ["REDIS_URL"] = database_url, redis_url
@@ -35,12 +36,15 @@ def follow_main(database_url: str, redis_url: str, counts: SynchronizedArray[int
     created = names.index("observations_created")
 
     def backlog(tally: StageTally) -> int:
-        assert upstream_counts is not None
+        if stored is not None:  # events committed that this stage has not read
+            return int(stored.value) - tally.events_analyzed
+        assert upstream_counts is not None  # observations made that it has not retained
         return int(upstream_counts[created]) - tally.retained
 
     first_import_follow(raw_done=upstream_done.is_set, alive=lambda: os.getppid() == parent,
                         report=report, poll_seconds=poll_seconds, lock_timeout=lock_timeout,
                         analyze=stage == "analyze", retain=stage == "retain",
-                        backlog=backlog if upstream_counts is not None else None)
+                        backlog=backlog if upstream_counts is not None or stored is not None
+                        else None)
     if os.getppid() == parent:
         done.set()

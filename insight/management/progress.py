@@ -19,7 +19,7 @@ from insight.services.first_import import StageTally
 class Stages(Protocol):
     """The stages after the raw log (insight/management/first_import.py)."""
 
-    def events_stored(self) -> None: ...
+    def events_stored(self, count: int) -> None: ...
 
     def poll(self) -> None: ...
 
@@ -60,7 +60,7 @@ class RichProgress:
                                           raw="", stages="", left="")
         self.total_bytes = total_bytes
         if self.stages is not None and total_bytes:
-            self.stages.events_stored()  # new bytes to read: start the stages beside it
+            self.stages.events_stored(0)  # new bytes to read: start the stages beside it
             self.stages.poll()
 
     def advance(self, *, files: int = 0, bytes_read: int = 0, events: int = 0) -> None:
@@ -69,7 +69,7 @@ class RichProgress:
         self.events += events
         if self.stages is not None:
             if events:
-                self.stages.events_stored()  # the writer's thread: the batch committed
+                self.stages.events_stored(events)  # the writer's thread: the batch committed
             if threading.current_thread() is threading.main_thread():
                 self.stages.poll()
         self._draw()

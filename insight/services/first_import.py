@@ -118,9 +118,10 @@ def first_import_follow(
     """Analyze and/or retain as the raw log fills; return once `raw_done()` (for the retain
     stage alone: the analysis is done) held before a round in which no stage found anything
     to do, or when `alive()` fails (the importer is gone: its next run resumes). `backlog`
-    (the retain stage behind an analysis in another process): how many observations that
-    analysis made that this stage has not retained yet; below a chunk the stage waits
-    without asking the database."""
+    (a stage alone in its process, behind its upstream): how much its upstream made that
+    it has not taken yet (the analysis: events the raw log committed; the retain stage:
+    observations the analysis made); below a batch (`analysis.batch_size` events, a retain
+    chunk) the stage waits without asking the database."""
     config = config or config_get()
     tally = StageTally()
     # The retain stage follows the analysis (here or in its own process): no retain task for
@@ -139,14 +140,17 @@ def _follow(tally: StageTally, *, raw_done: Callable[[], bool], alive: Callable[
     wait_until: float | None = None  # for events an open transaction holds back, at the end
     embedded_upto = [0]  # entities created when the vectors last caught up
     settled = False  # a round found nothing to do and nothing held back: one more, then stop
+    # A stage behind a running upstream takes whole batches only, so that a batch's fixed
+    # cost (the cursors, the parents' lookup, each pair's tally rewritten; a retain chunk's
+    # reads) is not paid for every few events, nor a round of statements every poll while
+    # the raw log is read; the rest once the upstream is done.
+    batch = config.analysis.batch_size if analyze else config.retain.chunk_size
     while alive():
         finished = raw_done()  # read before the round: no event can follow it
-        # Retaining behind a running analysis (its own process): whole chunks only, so that
-        # a chunk's fixed cost is not paid for each analysis batch; the rest once it is done.
         whole = not analyze and not finished
-        if whole and backlog is not None and backlog(tally) < config.retain.chunk_size:
-            # Not a chunk's worth yet: the vectors of what was retained meanwhile.
-            if not _embed_step(tally, config, embedded_upto):
+        if not finished and backlog is not None and backlog(tally) < batch:
+            # Not a batch's worth yet; the retain stage embeds what it retained meanwhile.
+            if not (retain and _embed_step(tally, config, embedded_upto)):
                 time.sleep(poll_seconds)
             report(tally)
             continue
