@@ -67,9 +67,6 @@ class Window:
     start: datetime
     end: datetime
 
-    def holds(self, moment: datetime) -> bool:
-        return self.start <= moment < self.end
-
     def nearness(self, moment: datetime, *, before_days: float, after_days: float) -> float:
         """1 within the window, fading as exp(-days away / the side's scale) outside it."""
         if moment < self.start:

@@ -94,9 +94,9 @@ class Scored:
 
     fulltext: float | None
     vector: float | None
-    sparse: float | None
     # The same in the context of the turn it answers (its own when it answers none).
     vector_context: float | None
+    sparse: float | None
     sparse_context: float | None
 
 
@@ -118,9 +118,5 @@ def memories_scored(*, ids: Collection[int], text: TextQuery | None, vector: str
             WHERE m.id = ANY(%s)""",
         [*score_params, *([vector] * 2 if vector is not None else []),
          *([sparse] * 2 if sparse is not None else []), list(ids)])
-    return {row[0]: Scored(_float(row[1]), _float(row[2]), _float(row[4]), _float(row[3]),
-                           _float(row[5])) for row in rows}
-
-
-def _float(value: Any) -> float | None:
-    return None if value is None else float(value)
+    return {row[0]: Scored(*(None if x is None else float(x) for x in row[1:]))
+            for row in rows}
