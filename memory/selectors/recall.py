@@ -129,7 +129,7 @@ def fulltext_names(*, text: TextQuery, scope: Scope, limit: int) -> list[Candida
     return _candidates(_rows(*_names_sql(text, scope, limit)))
 
 
-def _facts_ranked(text: TextQuery, scope: Scope, key: str) -> tuple[str, list[Any]]:
+def facts_ranked_sql(text: TextQuery, scope: Scope, key: str) -> tuple[str, list[Any]]:
     """The facts that match, each ranked once: (`key`, claim, rank)."""
     where, params = _entity_where(scope)
     since = "AND f.first_seen_at <= %s" if scope.temporal else ""
@@ -143,7 +143,7 @@ def _facts_ranked(text: TextQuery, scope: Scope, key: str) -> tuple[str, list[An
 
 
 def _facts_sql(text: TextQuery, scope: Scope, limit: int) -> Statement:
-    ranked, params = _facts_ranked(text, scope, "entity_id")
+    ranked, params = facts_ranked_sql(text, scope, "entity_id")
     return (
         f"""SELECT key, max(rank), 'fact: ' || (array_agg(claim ORDER BY rank DESC))[1]
             FROM ({ranked}) AS ranked GROUP BY key ORDER BY 2 DESC, 1 LIMIT %s""",
@@ -775,11 +775,3 @@ def project_entity_ids(*, project: str, limit: int = 5000) -> tuple[int, ...]:
            LIMIT %s""",
         [normalize(project), limit])
     return tuple(row[0] for row in rows)
-
-
-def fulltext_fact_rows(*, text: TextQuery, scope: Scope, limit: int) -> list[Candidate]:
-    """Facts by text, best first: (fact id, rank)."""
-    ranked, params = _facts_ranked(text, scope, "id")
-    return _candidates(_rows(
-        f"SELECT key, rank FROM ({ranked}) AS ranked ORDER BY 2 DESC, 1 LIMIT %s",
-        [*params, limit]))

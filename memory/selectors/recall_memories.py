@@ -1,24 +1,35 @@
-"""Recall's strategies for `unit=memory` (docs/recall.md), one statement each: the memories
-full-text ranks best (BM25 over the stored text vector), the nearest by the dense embedding
-and by the learned sparse one; then one statement that scores every candidate of the union
-by every strategy exactly (a memory one strategy found and another missed still gets the
-other's true score) and reads what a hit shows.
+"""Recall's statements for `unit=memory` (docs/recall.md). While the query is encoded: the
+memories full-text ranks best (BM25 over the stored text vector) and the facts it matches,
+each with what its hit shows. Once the query is encoded, one statement: the nearest memories
+by the dense embedding, by the learned sparse one and (a query naming a time) by the dense
+one within that time, joined to full-text's; every candidate of that union scored exactly by
+every strategy (a memory one strategy found and another missed still gets the other's true
+score), with what its hit shows and what its strength is computed from.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.db import connection
 
-from memory.selectors.recall import Scope, hnsw_settings, memory_where, settings_hold
+from memory.recall.when import Window
+from memory.selectors.recall import (
+    Scope,
+    facts_ranked_sql,
+    hnsw_settings,
+    memory_where,
+    settings_hold,
+)
 from memory.selectors.recall_bm25 import bm25_sql
 from memory.selectors.recall_terms import TextQuery
 
 Ranked = list[tuple[int, float]]
+# A fact's provenance lists its first this many events.
+FACT_SOURCES = 5
 
 
 def _rows(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
@@ -43,6 +54,44 @@ def fulltext_memories(*, text: TextQuery, scope: Scope, limit: int) -> Ranked:
         [*score_params, text.matching("memories"), *params, limit])]
 
 
+@dataclass(frozen=True)
+class FactFound:
+    """A fact full-text matched, with its entity and the sources of its first events."""
+
+    id: int
+    rank: float
+    claim: str
+    polarity: int
+    entity_id: int
+    entity_key: str
+    entity_name: str
+    entity_pinned: bool
+    sources: tuple[tuple[str, str, str], ...]  # (event id, source, source_id)
+    # Drawn only from memories (each of its events stored a memory).
+    from_memories: bool
+
+
+def fulltext_facts_found(*, text: TextQuery, scope: Scope, limit: int) -> list[FactFound]:
+    """The facts whose claim matches, best first."""
+    ranked, params = facts_ranked_sql(text, scope, "id")
+    rows = _rows(
+        f"""SELECT f.id, r.rank, f.claim, f.polarity, e.id, e.key, e.display_name, e.pinned,
+                   (SELECT coalesce(json_agg(json_build_array(ev.id, ev.source, ev.source_id)
+                                             ORDER BY x.n), '[]'::json)
+                    FROM unnest(f.event_ids[1:%s]) WITH ORDINALITY AS x(id, n)
+                    JOIN memory_memoryevent ev ON ev.id = x.id),
+                   cardinality(f.event_ids) > 0 AND NOT EXISTS (
+                       SELECT 1 FROM unnest(f.event_ids) AS u(id) WHERE NOT EXISTS (
+                           SELECT 1 FROM memory_memory mm WHERE mm.event_id = u.id))
+            FROM (SELECT key, rank FROM ({ranked}) AS ranked ORDER BY 2 DESC, 1 LIMIT %s) r
+            JOIN memory_fact f ON f.id = r.key JOIN memory_entity e ON e.id = f.entity_id
+            ORDER BY r.rank DESC, f.id""",
+        [FACT_SOURCES, *params, limit])
+    return [FactFound(row[0], float(row[1]), row[2], row[3], row[4], row[5], row[6], row[7],
+                      tuple((s[0], s[1], s[2]) for s in row[8]), bool(row[9]))
+            for row in rows]
+
+
 def sparse_literal(indices: Sequence[int], values: Sequence[float], dimension: int) -> str:
     """pgvector's sparsevec literal (its indices count from 1)."""
     terms = ",".join(f"{int(i) + 1}:{float(v):.6g}" for i, v in zip(indices, values,
@@ -50,61 +99,61 @@ def sparse_literal(indices: Sequence[int], values: Sequence[float], dimension: i
     return f"{{{terms}}}/{dimension}"
 
 
-def _nearest(column: str, operator: str, literal: str, cast: str, scope: Scope, limit: int,
-             ef_search: int) -> Ranked:
-    where, params = memory_where(scope)
-    sql = f"""SELECT m.id, -(v.{column} {operator} %s::{cast}) FROM memory_memoryembedding v
-              JOIN memory_memory m ON m.id = v.memory_id
-              WHERE v.{column} IS NOT NULL AND {where}
-              ORDER BY v.{column} {operator} %s::{cast} LIMIT %s"""
-    with connection.cursor() as cursor:
-        settings_hold(hnsw_settings(ef_search))
-        cursor.execute(sql, [literal, *params, literal, limit])
-        return [(row[0], float(row[1])) for row in cursor.fetchall()]
-
-
-def dense_memories(*, vector: str, scope: Scope, limit: int, ef_search: int) -> Ranked:
-    """(memory id, cosine similarity) of the nearest by the dense embedding."""
-    return [(ident, 1 + score) for ident, score in
-            _nearest("vector", "<=>", vector, "vector", scope, limit, ef_search)]
-
-
-def window_memories(*, vector: str, scope: Scope, start: datetime, end: datetime,
-                    limit: int) -> Ranked:
-    """(memory id, cosine similarity) of the nearest by the dense embedding among the
-    memories of [start, end) (exactly: an index scan would filter after its nearest)."""
-    where, params = memory_where(scope)
-    return [(ident, 1 - distance) for ident, distance in _rows(
-        f"""SELECT m.id, v.vector <=> %s::vector FROM memory_memoryembedding v
-            JOIN memory_memory m ON m.id = v.memory_id
-            WHERE v.vector IS NOT NULL AND m.occurred_at >= %s AND m.occurred_at < %s
-              AND {where}
-            ORDER BY (v.vector <=> %s::vector) + 0, m.id LIMIT %s""",
-        [vector, start, end, *params, vector, limit])]
-
-
-def sparse_memories(*, sparse: str, scope: Scope, limit: int, ef_search: int) -> Ranked:
-    """(memory id, inner product) of the nearest by the learned sparse vector."""
-    return _nearest("sparse", "<#>", sparse, "sparsevec", scope, limit, ef_search)
-
-
 @dataclass(frozen=True)
-class Scored:
-    """A candidate memory's exact score by each strategy that ran (None: not embedded yet)."""
+class MemoryFound:
+    """A candidate memory: its exact score by each strategy that ran (None: not run, or not
+    embedded yet), what its hit shows, and what its strength is computed from."""
 
+    id: int
     fulltext: float | None
     vector: float | None
     # The same in the context of the turn it answers (its own when it answers none).
     vector_context: float | None
     sparse: float | None
     sparse_context: float | None
+    text: str
+    event_id: str
+    source: str
+    source_id: str
+    language: str
+    occurred_at: datetime
+    pinned: bool
+    base: float
+    half_life_days: float
+    valence: str
+    retrieval_count: int
+    last_reinforced_at: datetime
 
 
-def memories_scored(*, ids: Collection[int], text: TextQuery | None, vector: str | None,
-                    sparse: str | None) -> dict[int, Scored]:
-    """Every candidate scored by every strategy that ran, in one statement."""
-    if not ids:
-        return {}
+def _nearest_sql(column: str, operator: str, cast: str, where: str) -> str:
+    return f"""SELECT m.id FROM memory_memoryembedding v
+               JOIN memory_memory m ON m.id = v.memory_id
+               WHERE v.{column} IS NOT NULL AND {where}
+               ORDER BY v.{column} {operator} %s::{cast} LIMIT %s"""
+
+
+def memories_found(*, found: Sequence[int], text: TextQuery | None, vector: str | None,
+                   sparse: str | None, window: Window | None, scope: Scope, limit: int,
+                   ef_search: int) -> dict[int, MemoryFound]:
+    """The memories `found` so far joined by each vector strategy's `limit` nearest, every
+    one scored exactly by every strategy that ran, in one statement."""
+    where, where_params = memory_where(scope)
+    parts = ["SELECT unnest(%s::bigint[])"]
+    params: list[Any] = [list(found)]
+    if vector is not None:
+        parts.append(_nearest_sql("vector", "<=>", "vector", where))
+        params += [*where_params, vector, limit]
+    if sparse is not None:
+        parts.append(_nearest_sql("sparse", "<#>", "sparsevec", where))
+        params += [*where_params, sparse, limit]
+    if vector is not None and window is not None:
+        # exactly (`+ 0`: an index scan would filter after its nearest)
+        parts.append(f"""SELECT m.id FROM memory_memoryembedding v
+                         JOIN memory_memory m ON m.id = v.memory_id
+                         WHERE v.vector IS NOT NULL AND m.occurred_at >= %s
+                           AND m.occurred_at < %s AND {where}
+                         ORDER BY (v.vector <=> %s::vector) + 0, m.id LIMIT %s""")
+        params += [window.start, window.end, *where_params, vector, limit]
     score, score_params = _bm25(text) if text is not None else ("NULL::float8", [])
     dense = ("1 - (v.vector <=> %s::vector), "
              "1 - (coalesce(v.context_vector, v.vector) <=> %s::vector)"
@@ -112,11 +161,25 @@ def memories_scored(*, ids: Collection[int], text: TextQuery | None, vector: str
     sparse_sql = ("-(v.sparse <#> %s::sparsevec), "
                   "-(coalesce(v.context_sparse, v.sparse) <#> %s::sparsevec)"
                   if sparse is not None else "NULL::float8, NULL::float8")
+    union = " UNION ".join(f"({part})" for part in parts)
+    if vector is not None or sparse is not None:
+        settings_hold(hnsw_settings(ef_search))
     rows = _rows(
-        f"""SELECT m.id, {score}, {dense}, {sparse_sql}
-            FROM memory_memory m LEFT JOIN memory_memoryembedding v ON v.memory_id = m.id
-            WHERE m.id = ANY(%s)""",
+        f"""SELECT m.id, {score}, {dense}, {sparse_sql}, m.text, m.event_id, m.source,
+                   m.source_id, m.language, m.occurred_at, m.pinned, m.base, m.half_life_days,
+                   m.valence, m.retrieval_count, m.last_reinforced_at
+            FROM ({union}) AS found(id) JOIN memory_memory m ON m.id = found.id
+            LEFT JOIN memory_memoryembedding v ON v.memory_id = m.id""",
         [*score_params, *([vector] * 2 if vector is not None else []),
-         *([sparse] * 2 if sparse is not None else []), list(ids)])
-    return {row[0]: Scored(*(None if x is None else float(x) for x in row[1:]))
-            for row in rows}
+         *([sparse] * 2 if sparse is not None else []), *params])
+    return {row[0]: _found(row) for row in rows}
+
+
+def _found(row: tuple[Any, ...]) -> MemoryFound:
+    ident, fulltext, vector, vector_context, sparse, sparse_context, *shown = row
+    return MemoryFound(ident, _float(fulltext), _float(vector), _float(vector_context),
+                       _float(sparse), _float(sparse_context), *shown)
+
+
+def _float(value: Any) -> float | None:
+    return None if value is None else float(value)

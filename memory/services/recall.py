@@ -15,13 +15,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, cast
 
-from django.db.models import Value
-
 from memory import clock
 from memory.config import DecayConfig, RecallSection, config_get
-from memory.decay.sql import EntityColumns, strength_sql
+from memory.decay.formulas import EntityState, entity_strength
 from memory.errors import Invalid
-from memory.models import Entity, Fact, Memory, MemoryEvent
+from memory.models import Entity
 from memory.recall.fusion import (
     Candidate,
     Fused,
@@ -344,12 +342,17 @@ def _entity_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
     return hits
 
 
-def _strength_of(row: Entity | Memory) -> float:
-    """An entity's or a memory's strength (annotated) within [0, 1]; pinned counts as 1."""
-    strength = getattr(row, STRENGTH_NOW)
-    if row.pinned or strength is None or math.isinf(strength):
-        return 1.0 if row.pinned or strength is not None else 0.0
-    return min(max(float(strength), 0.0), 1.0)
+def _strength_of(entity: Entity) -> float:
+    """An entity's strength (annotated) within [0, 1]; pinned counts as 1."""
+    strength = getattr(entity, STRENGTH_NOW)
+    if strength is None:
+        return 1.0 if entity.pinned else 0.0
+    return _bounded(float(strength), pinned=entity.pinned)
+
+
+def _bounded(strength: float, *, pinned: bool) -> float:
+    """A strength within [0, 1] for the tie-break; pinned counts as 1."""
+    return 1.0 if pinned or math.isinf(strength) else min(max(strength, 0.0), 1.0)
 
 
 def _edge_text(via: str, names: Mapping[int, str]) -> str:
@@ -371,76 +374,64 @@ def _entity_hit(entity: Entity, entry: Fused, score: float, *, names: Mapping[in
 
 # ---- memories and facts ----------------------------------------------------------------
 
-def _memory_strength_rows(ids: Collection[int], *, at: datetime,
-                          config: DecayConfig) -> dict[int, Memory]:
-    cols = EntityColumns().replace(pos=Value(0), neg=Value(0), route=Value("normal"))
-    rows = Memory.objects.filter(id__in=list(ids)).annotate(
-        **{STRENGTH_NOW: strength_sql(now=at, config=config, cols=cols)})
-    return {m.pk: m for m in rows.select_related("event")}
-
-
 def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
                  use_strength: bool, section: RecallSection, config: DecayConfig) -> list[Hit]:
-    """Each strategy's best memories (one statement each), every candidate of the union
-    scored exactly by every strategy (one statement), fused, then read with their strength."""
-    n = section.candidates
+    """Full-text's memories and facts while the query is encoded (one statement each); then
+    the vector strategies' nearest joined to them, each scored exactly by every strategy
+    (one statement); fused, ranked with strength as a tie-break."""
     encoded = _encoded_soon(query, on, config)
     text = _text_query(query, section) if "fulltext" in on else None
-    found: dict[str, list[tuple[int, float]]] = {}
-    facts: list[Candidate] = []
-    facts_read: dict[int, Fact] = {}
+    lexical: list[tuple[int, float]] = []
+    facts: list[by_memory.FactFound] = []
     if text is not None:
-        found["fulltext"] = by_memory.fulltext_memories(text=text, scope=scope, limit=n)
-        facts = strategies.fulltext_fact_rows(text=text, scope=scope, limit=n)
-        facts_read = Fact.objects.select_related("entity").in_bulk([_id(c.ref) for c in facts])
+        lexical = by_memory.fulltext_memories(text=text, scope=scope, limit=section.candidates)
+        facts = by_memory.fulltext_facts_found(text=text, scope=scope,
+                                               limit=section.candidates)
     literals = {name: future.result() for name, future in encoded.items()}
-    if "vector" in literals:
-        found["vector"] = by_memory.dense_memories(
-            vector=literals["vector"], scope=scope, limit=n, ef_search=section.vector_ef_search)
-    if "sparse" in literals:
-        found["sparse"] = by_memory.sparse_memories(
-            sparse=literals["sparse"], scope=scope, limit=n, ef_search=section.vector_ef_search)
     window = query_window(query, now=scope.at) if "time" in on else None
-    if window is not None and "vector" in literals:
-        near = window.widened(before_days=section.time_fade_days["before"],
-                              after_days=section.time_fade_days["after"])
-        found["time"] = by_memory.window_memories(
-            vector=literals["vector"], scope=scope, start=near.start, end=near.end, limit=n)
-    drawn = _facts_drawn_from_memories(facts, facts_read)
-    ids = {ident for ranked in found.values() for ident, _ in ranked}
-    exact = by_memory.memories_scored(ids=ids, text=text, vector=literals.get("vector"),
-                                      sparse=literals.get("sparse"))
-    rows = _memory_strength_rows(exact, at=scope.at, config=config)
-    lists = _exact_lists(exact, rows, found)
+    fade = section.time_fade_days
+    memories = by_memory.memories_found(
+        found=[ident for ident, _ in lexical], text=text, vector=literals.get("vector"),
+        sparse=literals.get("sparse"), scope=scope, limit=section.candidates,
+        window=(window.widened(before_days=fade["before"], after_days=fade["after"])
+                if window is not None else None),
+        ef_search=section.vector_ef_search)
+    lists = _exact_lists(memories, ran=("fulltext", *literals))
     if facts:
-        lists["fulltext"] = _with_facts(lists.get("fulltext", []), facts, drawn, section)
+        lists["fulltext"] = _with_facts(lists.get("fulltext", []), facts, section)
     if window is not None:
-        lists["time"] = _nearness(window, rows, section)
+        lists["time"] = _nearness(window, memories, section)
     fused = fuse(lists, weights=_memory_weights(section), method=section.memory_fusion,
                  rrf_k=section.rrf_k, shares=("time",))
-    return _memory_ranked(fused, rows=rows, facts=facts_read, limit=limit,
-                          use_strength=use_strength, section=section)
+    strengths = _memory_strengths(memories, at=scope.at, config=config)
+    return _memory_ranked(fused, memories=memories, facts={f.id: f for f in facts},
+                          strengths=strengths, limit=limit, use_strength=use_strength,
+                          section=section)
 
 
-def _with_facts(memories: list[Candidate], facts: list[Candidate], drawn: Collection[int],
+def _with_facts(memories: list[Candidate], facts: Sequence[by_memory.FactFound],
                 section: RecallSection) -> list[Candidate]:
-    """Full-text's memories and the facts not drawn from them, one list: a fact's rank as a
-    share of the best fact's, times the best memory's score and the facts' worth."""
-    top_fact = max((c.score for c in facts), default=0.0) or 1.0
+    """Full-text's memories and the facts not drawn only from memories, one list: a fact's
+    rank as a share of the best fact's, times the best memory's score and the facts' worth.
+    (A fact restating what was said gives its place to the memories that said it, found by
+    their own words: a fact and its memory would otherwise take two places in the answer
+    for one thing said, and a memory found through a claim drawn from it ranked worse on
+    REALTALK.)"""
+    top_fact = max((f.rank for f in facts), default=0.0) or 1.0
     top = (memories[0].score if memories else 1.0) * section.fulltext_sources["facts"]
-    merged = memories + [Candidate(c.ref, top * c.score / top_fact) for c in facts
-                         if _id(c.ref) not in drawn]
+    merged = memories + [Candidate(("fact", f.id), top * f.rank / top_fact) for f in facts
+                         if not f.from_memories]
     return sorted(merged, key=lambda c: (-c.score, str(c.ref)))
 
 
-def _nearness(window: Window, rows: Mapping[int, Memory],
+def _nearness(window: Window, memories: Mapping[int, by_memory.MemoryFound],
               section: RecallSection) -> list[Candidate]:
     """Each candidate's nearness to the time the query names (within [0, 1]), taken as it
     is: 1 adds the strategy's whole weight."""
     fade = section.time_fade_days
     near = [Candidate(("memory", pk), window.nearness(m.occurred_at, before_days=fade["before"],
                                                       after_days=fade["after"]))
-            for pk, m in rows.items()]
+            for pk, m in memories.items()]
     return sorted(near, key=lambda c: (-c.score, str(c.ref)))
 
 
@@ -459,45 +450,56 @@ def _memory_weights(section: RecallSection) -> dict[str, float]:
     return weights
 
 
-def _exact_lists(exact: Mapping[int, by_memory.Scored], rows: Mapping[int, Memory],
-                 found: Mapping[str, list[tuple[int, float]]]) -> dict[str, list[Candidate]]:
+def _exact_lists(memories: Mapping[int, by_memory.MemoryFound],
+                 ran: Collection[str]) -> dict[str, list[Candidate]]:
     """Each strategy's exact scores over the whole union, best first; the vector's centred
     per language."""
     lists: dict[str, list[Candidate]] = {}
     for strategy in ("fulltext", "vector", "sparse"):
-        if strategy not in found:
+        if strategy not in ran:
             continue
         names = (strategy,) if strategy == "fulltext" else (strategy, f"{strategy}{IN_CONTEXT}")
         for name in names:
-            scored = [Candidate(("memory", ident), value) for ident, scores in exact.items()
-                      if ident in rows and (value := getattr(scores, name)) is not None]
+            scored = [Candidate(("memory", pk), value) for pk, m in memories.items()
+                      if (value := getattr(m, name)) is not None]
             lists[name] = sorted(scored, key=lambda c: (-c.score, str(c.ref)))
-    languages: dict[Ref, str] = {("memory", pk): m.language for pk, m in rows.items()}
+    languages: dict[Ref, str] = {("memory", pk): m.language for pk, m in memories.items()}
     for name in ("vector", f"vector{IN_CONTEXT}"):
         if name in lists:
             lists[name] = language_centred(lists[name], languages)
     return lists
 
 
-def _memory_ranked(fused: Mapping[Ref, Fused], *, rows: Mapping[int, Memory],
-                   facts: Mapping[int, Fact], limit: int, use_strength: bool,
-                   section: RecallSection) -> list[Hit]:
-    strengths: dict[Ref, float] = {}
+def _memory_strengths(memories: Mapping[int, by_memory.MemoryFound], *, at: datetime,
+                      config: DecayConfig) -> dict[int, float]:
+    """Each memory's strength at `at` (the decay formulas; a memory has no feedback and
+    keeps the normal route); infinite when pinned."""
+    return {pk: entity_strength(
+        EntityState(base=m.base, half_life_days=m.half_life_days, valence=m.valence,
+                    retrieval_count=m.retrieval_count, pinned=m.pinned),
+        last_reinforced_at=m.last_reinforced_at, now=at, config=config)
+        for pk, m in memories.items()}
+
+
+def _memory_ranked(fused: Mapping[Ref, Fused], *, memories: Mapping[int, by_memory.MemoryFound],
+                   facts: Mapping[int, by_memory.FactFound], strengths: Mapping[int, float],
+                   limit: int, use_strength: bool, section: RecallSection) -> list[Hit]:
+    tiebreak: dict[Ref, float] = {}
     for ref in fused:
         kind, ident = _ref(ref)
-        if kind == "memory" and ident in rows:
-            strengths[ref] = _strength_of(rows[ident]) if use_strength else 0.0
+        if kind == "memory" and ident in memories:
+            tiebreak[ref] = (_bounded(strengths[ident], pinned=memories[ident].pinned)
+                             if use_strength else 0.0)
         elif kind == "fact" and ident in facts:
-            strengths[ref] = 1.0 if facts[ident].entity.pinned else 0.0
-    kept = {ref: entry for ref, entry in fused.items() if ref in strengths}
-    sources = _source_ids([e for f in facts.values() for e in f.event_ids[:5]])
+            tiebreak[ref] = 1.0 if facts[ident].entity_pinned else 0.0
+    kept = {ref: entry for ref, entry in fused.items() if ref in tiebreak}
     hits: list[Hit] = []
     said: dict[tuple[str, str], Hit] = {}
-    for entry, score in rank(kept, strengths, tiebreak=section.strength_tiebreak,
+    for entry, score in rank(kept, tiebreak, tiebreak=section.strength_tiebreak,
                              limit=len(kept)):
         kind, ident = _ref(entry.ref)
-        hit = (_memory_hit(rows[ident], entry, score) if kind == "memory"
-               else _fact_hit(facts[ident], entry, score, sources))
+        hit = (_memory_hit(memories[ident], entry, score, strengths[ident])
+               if kind == "memory" else _fact_hit(facts[ident], entry, score))
         # The same words stored twice are one hit, with both provenances.
         same = said.get((hit.kind, hit.name))
         if same is not None:
@@ -506,19 +508,6 @@ def _memory_ranked(fused: Mapping[Ref, Fused], *, rows: Mapping[int, Memory],
             said[(hit.kind, hit.name)] = hit
             hits.append(hit)
     return hits
-
-
-def _facts_drawn_from_memories(facts: list[Candidate], read: Mapping[int, Fact]) -> set[int]:
-    """The facts drawn only from memories: a fact restating what was said gives its place
-    to the memories that said it, found by their own words (a fact and its memory would
-    otherwise take two places in the answer for one thing said; and a memory found through
-    a claim drawn from it, not its words, ranked worse on REALTALK)."""
-    events = {_id(c.ref): read[_id(c.ref)].event_ids for c in facts if _id(c.ref) in read}
-    memories = set(Memory.objects.filter(
-        event_id__in=[eid for ids in events.values() for eid in ids]).values_list(
-            "event_id", flat=True))
-    return {ident for ident, drawn_from in events.items()
-            if drawn_from and all(eid in memories for eid in drawn_from)}
 
 
 def _id(ref: Ref) -> int:
@@ -531,30 +520,23 @@ def _ref(ref: Ref) -> tuple[str, int]:
     return ref
 
 
-def _memory_hit(memory: Memory, entry: Fused, score: float) -> Hit:
+def _memory_hit(memory: by_memory.MemoryFound, entry: Fused, score: float,
+                strength: float) -> Hit:
     provenance = [{"event_id": memory.event_id, "source_id": memory.source_id,
                    "source": memory.source}]
-    return Hit(kind="memory", ref=str(memory.pk), name=memory.text, score=score,
-               strength=getattr(memory, STRENGTH_NOW), pinned=memory.pinned,
-               snippet=memory.text[:SNIPPET_CHARS], provenance=provenance,
-               strategies=entry.strategies)
+    return Hit(kind="memory", ref=str(memory.id), name=memory.text, score=score,
+               strength=strength, pinned=memory.pinned, snippet=memory.text[:SNIPPET_CHARS],
+               provenance=provenance, strategies=entry.strategies)
 
 
-def _fact_hit(fact: Fact, entry: Fused, score: float,
-              sources: Mapping[str, tuple[str, str]]) -> Hit:
-    provenance = [{"event_id": eid, "source": sources[eid][0], "source_id": sources[eid][1]}
-                  for eid in fact.event_ids[:5] if eid in sources]
+def _fact_hit(fact: by_memory.FactFound, entry: Fused, score: float) -> Hit:
+    provenance = [{"event_id": eid, "source": source, "source_id": source_id}
+                  for eid, source, source_id in fact.sources]
     claim = fact.claim if fact.polarity > 0 else f"not: {fact.claim}"
-    return Hit(kind="fact", ref=str(fact.pk), name=claim, score=score, strength=None,
-               pinned=fact.entity.pinned, snippet=f"{fact.entity.display_name}: {claim}"[
-                   :SNIPPET_CHARS], provenance=provenance, matched=[fact.entity.key],
+    return Hit(kind="fact", ref=str(fact.id), name=claim, score=score, strength=None,
+               pinned=fact.entity_pinned, snippet=f"{fact.entity_name}: {claim}"[
+                   :SNIPPET_CHARS], provenance=provenance, matched=[fact.entity_key],
                strategies=entry.strategies, entity_id=fact.entity_id)
-
-
-def _source_ids(event_ids: Collection[str]) -> dict[str, tuple[str, str]]:
-    rows = MemoryEvent.objects.filter(id__in=list(set(event_ids))).values_list(
-        "id", "source", "source_id")
-    return {eid: (source, source_id) for eid, source, source_id in rows}
 
 
 # ---- reinforcement ---------------------------------------------------------------------

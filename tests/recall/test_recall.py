@@ -238,3 +238,19 @@ def test_unit_memory_returns_memories_with_their_source_ids(graph: dict[str, Ent
     # and as entities: the memory's names bring Anya, Cortex and Lyon
     entity_keys = _keys("where did the demo move?", strategies_on=("fulltext",))
     assert any("lyon" in key for key in entity_keys)
+
+
+def test_unit_memory_returns_a_fact_no_memory_says(graph: dict[str, Entity]) -> None:
+    # a fact observed elsewhere (a transcript, a commit), with a negated one beside it
+    _fact(graph["pnpm"], "npm installs packages into node_modules", polarity=-1)
+    _remember(("turn-3", "Anya asked which tool installs the packages of Cortex."))
+    result = recall_run(query="which tool installs packages?", unit="memory", now=NOW,
+                        strategies_on=("fulltext",), reinforce=False)
+    facts = {hit.name: hit for hit in result.hits if hit.kind == "fact"}
+    assert {"always use pnpm to install packages",
+            "not: npm installs packages into node_modules"} <= set(facts)
+    hit = facts["always use pnpm to install packages"]
+    assert hit.matched == [graph["pnpm"].key] and hit.entity_id == graph["pnpm"].pk
+    assert hit.as_dict()["kind"] == "fact"
+    assert any(h.kind == "memory" and h.provenance[0]["source_id"] == "turn-3"
+               for h in result.hits)
