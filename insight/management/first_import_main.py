@@ -5,6 +5,7 @@ nothing of Django or of the apps until `django.setup()` ran."""
 from __future__ import annotations
 
 import dataclasses
+import gc
 import os
 import signal
 from multiprocessing.sharedctypes import Synchronized, SynchronizedArray
@@ -25,8 +26,12 @@ def follow_main(database_url: str, redis_url: str, counts: SynchronizedArray[int
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")
     import django
 
+    gc.disable()  # as the `cortex` script (cortex_site/cli.py): no collection while Django loads
     django.setup()
     from insight.services.first_import import StageTally, first_import_follow
+
+    gc.freeze()
+    gc.enable()
 
     names = [f.name for f in dataclasses.fields(StageTally)]
 
