@@ -3,14 +3,18 @@
     python bench/first_import.py --size 300M       # issue 27's 300 MB corpus
     python bench/first_import.py --size 64M --no-warm   # a quick look
     python bench/first_import.py --before           # also the raw log's size without 0018
+    python bench/first_import.py --size 1.5G --no-raw --no-warm   # the first import alone
 
-On a throwaway database `cortex_bench_first` of the embedded server (the log is
-append-only: bench events must not land in the operator's; run it with a CORTEX_HOME of its
-own for the data folder's figure to be the bench's alone), each step a fresh `cortex`
+On a throwaway database `cortex_bench_first` of an embedded server under a CORTEX_HOME of
+the bench's own (--home, default WORK/home: the log is append-only, bench events must not
+land in the operator's, and the data folder's figure is the bench's alone), kept running by
+this process with its Redis, as `cortex up` keeps an operator's; each step a fresh `cortex`
 process, as an operator runs it:
 
 - the machine's speed (a 20-million-iteration Python loop) and its load;
-- the parse floor: Python + orjson parse of every line of the corpus (this process);
+- the parse floor: Python + orjson parse of every line of the corpus (this process), its
+  wall and CPU seconds, measured before the raw ingest and again right after the first
+  import (the load of the same minutes);
 - raw ingest: `cortex ingest claude-code --raw-only` on a fresh database (MB/s, events
   table size against the corpus bytes);
 - the first import: `cortex ingest claude-code` (raw log, analysis, retain and the vectors
@@ -24,7 +28,11 @@ process, as an operator runs it:
 
 Peak RSS is each command's process tree (wait4: its largest process). Every figure is
 printed beside the parse floor of the same run and the machine's load (2 shared cores:
-other work skews them). Targets (issue 27): the whole first import <= 25x the parse floor;
+other work skews them): the first import as wall seconds against the floor's wall seconds
+(the target's measure, right on an idle machine) and as CPU seconds (its processes and its
+PostgreSQL backends) against the floor's CPU seconds, which a loaded machine does not skew
+(on 2 idle cores the import can spread its CPU over both: its wall ratio is then below its
+CPU ratio). Targets (issue 27): the whole first import <= 25x the parse floor;
 after it, analyze and retain find nothing; the data folder <= 1.5x the corpus after a
 checkpoint; an unchanged re-run <= 2 s; peak RSS <= 300 MB.
 """
@@ -48,11 +56,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.databases import database_drop, database_recreate, database_urls  # noqa: E402
-from bench.machine import machine_describe  # noqa: E402
+from bench.machine import machine_describe, machine_speed  # noqa: E402
 
 BENCH_DB = "cortex_bench_first"
 CORTEX = str(Path(sys.executable).parent / "cortex")
 UNITS = {"K": 10**3, "M": 10**6, "G": 10**9}
+RERUNS = 3  # unchanged re-runs: the median is the figure
 
 
 def _size(text: str) -> int:
@@ -62,16 +71,6 @@ def _size(text: str) -> int:
 
 def _load() -> str:
     return ", ".join(f"{value:.2f}" for value in os.getloadavg())
-
-
-def _speed() -> float:
-    """Seconds of a 20-million-iteration Python loop (sessions 7-9: 0.87 s on a Xeon, 2.9-3.2
-    s on a slow EPYC): how fast this machine runs the interpreter today."""
-    started = time.perf_counter()
-    total = 0
-    for i in range(20_000_000):
-        total += i
-    return time.perf_counter() - started
 
 
 def _corpus(work: Path, size: int, seed: int) -> Path:
@@ -84,11 +83,20 @@ def _corpus(work: Path, size: int, seed: int) -> Path:
     return out / "claude" / "projects"
 
 
-def _parse_floor(root: Path) -> tuple[float, int, int]:
-    """Seconds to read and orjson-parse every line; bytes; lines."""
+@dataclass
+class Floor:
+    """The parse floor: read and orjson-parse every line, in this process."""
+
+    wall: float
+    cpu: float
+    load: str  # the load average when it ended
+
+
+def _parse_floor(root: Path) -> tuple[Floor, int, int]:
+    """The floor's wall and CPU seconds; bytes; lines."""
     import orjson
 
-    started, size, lines = time.monotonic(), 0, 0
+    started, cpu, size, lines = time.monotonic(), time.process_time(), 0, 0
     for path in sorted(root.rglob("*.jsonl")):
         with path.open("rb") as fh:
             for line in fh:
@@ -96,11 +104,26 @@ def _parse_floor(root: Path) -> tuple[float, int, int]:
                 lines += 1
                 with contextlib.suppress(orjson.JSONDecodeError):
                     orjson.loads(line)
-    return time.monotonic() - started, size, lines
+    floor = Floor(time.monotonic() - started, time.process_time() - cpu, _load())
+    return floor, size, lines
+
+
+def _floor_print(what: str, floor: Floor, size: int) -> None:
+    print(f"  parse floor {what} (Python + orjson, every line): {floor.wall:,.2f} s wall, "
+          f"{floor.cpu:,.2f} s CPU, {size / 1e6 / floor.wall:,.1f} MB/s (load {floor.load})",
+          flush=True)
 
 
 def _urls() -> tuple[str, str]:
-    return database_urls(BENCH_DB)  # starts (and keeps up) the embedded server
+    """The embedded server's URLs (it starts, and stays up while this process runs); the
+    embedded Redis started and kept up too, unless REDIS_URL names one. Each `cortex`
+    command then joins both, as under an operator's `cortex up`: otherwise every command
+    would start Redis and stop it on exit (~1.5 s of an unchanged re-run's wall, here)."""
+    from cortex_site import embedded
+
+    if not os.environ.get("REDIS_URL"):
+        os.environ["REDIS_URL"] = embedded.redis_url()
+    return database_urls(BENCH_DB)
 
 
 def _recreate(admin: str, *, drop_only: bool = False) -> None:
@@ -275,22 +298,26 @@ def _raw(admin: str, url: str, env: dict[str, str], root: Path, floor: float, si
     return {"seconds": seconds, "peak": peak, "events_ratio": events["total"] / size}
 
 
-def _first_import(admin: str, url: str, env: dict[str, str], root: Path, floor: float,
+def _first_import(admin: str, url: str, env: dict[str, str], root: Path, floor: Floor,
                   size: int) -> dict[str, Any]:
     _fresh(admin, env)
+    empty = _folder(url)  # the bench's home with its fresh, migrated database
     children, backends = _ProcessCpu(), _backends_cpu()
     run = _run(env, "ingest", "claude-code", str(root), "--json", children=children)
     seconds, peak, out = run.seconds, run.peak, run.out
-    server = sum(backends.stop()) if backends is not None else None
+    server = sum(backends.stop()) if backends is not None else 0.0
     stages = json.loads(out.strip().splitlines()[-1])["stages"]
-    sleep, sleep_peak, _ = _cortex(env, "sleep")
-    total = seconds + sleep
+    sleep_backends = _backends_cpu()
+    sleep = _run(env, "sleep")
+    sleep_server = sum(sleep_backends.stop()) if sleep_backends is not None else 0.0
+    total, cpu = seconds + sleep.seconds, run.cpu + server + sleep.cpu + sleep_server
     stages_line = ", ".join(f"{k} {v:,}" for k, v in stages.items())
     pending = _sql(url, "SELECT count(*) FROM memory_observation WHERE status = 'pending'")[0][0]
-    print(_floor_line("first import (ingest, analysis, retain pipelined)", seconds, size, floor)
+    print(_floor_line("first import (ingest, analysis, retain pipelined)", seconds, size,
+                      floor.wall)
           + f"; {stages['observations_created']:,} observations, {stages['retained']:,} "
           f"retained, {stages['entities_created']:,} entities, {pending} pending; "
-          f"peak RSS {peak:,.0f} MB", flush=True)
+          f"peak RSS {peak:,.0f} MB (load {_load()})", flush=True)
     per_child = children.stop()
     # In the order they start: the analysis and the retain stage (the first import reads the
     # transcripts in its own process: only --raw-only has reader processes).
@@ -298,22 +325,33 @@ def _first_import(admin: str, url: str, env: dict[str, str], root: Path, floor: 
     print(f"    CPU: importer (raw log) {run.cpu - sum(per_child):,.1f} s, "
           + ", ".join(f"{name} {cpu:,.1f} s" for name, cpu in stage_cpu.items())
           + " (Python, each process)"
-          + (f" + PostgreSQL {server:,.1f} s (its backends)" if server is not None else "")
-          + f" = {run.cpu + (server or 0):,.1f} s", flush=True)
+          + (f" + PostgreSQL {server:,.1f} s (its backends)" if backends is not None else "")
+          + f" = {run.cpu + server:,.1f} s", flush=True)
     print(f"    stages: {stages_line}", flush=True)
-    print(f"  sleep cycle: {sleep:,.1f} s (peak RSS {sleep_peak:,.0f} MB); the whole first "
-          f"import {total:,.1f} s = {total / floor:,.1f}x the parse floor", flush=True)
+    print(f"  sleep cycle: {sleep.seconds:,.1f} s wall, {sleep.cpu + sleep_server:,.1f} s CPU "
+          f"(PostgreSQL {sleep_server:,.1f} s; peak RSS {sleep.peak:,.0f} MB)", flush=True)
+    after, _, _ = _parse_floor(root)  # the floor again, at the load of the same minutes
+    _floor_print("again, right after it", after, size)
+    print(f"  the whole first import (ingest + sleep cycle): {total:,.1f} s wall = "
+          f"{total / floor.wall:,.1f}x the floor's wall before it, {total / after.wall:,.1f}x "
+          f"right after it; {cpu:,.1f} s CPU = {cpu / floor.cpu:,.1f}x the floor's CPU before "
+          f"it, {cpu / after.cpu:,.1f}x right after it (load {_load()})", flush=True)
     left = _left(url, env)
-    storage = _storage(url, size)
-    again = _run(env, "ingest", "claude-code", str(root), "--json")
-    rerun, reading = again.seconds, json.loads(again.out.strip().splitlines()[-1])["seconds"]
+    storage = _storage(url, size, empty)
+    reruns = [_run(env, "ingest", "claude-code", str(root), "--json") for _ in range(RERUNS)]
+    rerun = sorted(reruns, key=lambda r: r.seconds)[len(reruns) // 2]  # the median's run
+    reading = json.loads(rerun.out.strip().splitlines()[-1])["seconds"]
     # The command's own part (its files' states, one stat each, the stages' one question)
     # beside the start every `cortex` command pays (Python, Django and its apps, Celery's
     # app, the database's readiness check): on a loaded machine the wall is mostly waiting.
-    print(f"  unchanged re-run: {rerun:,.2f} s (the whole process; {again.cpu:,.2f} s of CPU), "
-          f"of which reading the files' states {reading:,.2f} s", flush=True)
-    return {"total": total, "floors": total / floor, "rerun": rerun,
-            "rerun_cpu": again.cpu, "peak": max(peak, sleep_peak), "stages": stages, **left,
+    print(f"  unchanged re-run (median of {RERUNS}): {rerun.seconds:,.2f} s (the whole process;"
+          f" {rerun.cpu:,.2f} s of CPU), of which reading the files' states {reading:,.2f} s; "
+          "each: " + ", ".join(f"{r.seconds:,.2f} s ({r.cpu:,.2f} s CPU)" for r in reruns)
+          + f" (load {_load()})", flush=True)
+    # The verdict against the mean of the two floors (the load moves during a long import).
+    return {"total": total, "floors": 2 * total / (floor.wall + after.wall), "cpu": cpu,
+            "cpu_floors": 2 * cpu / (floor.cpu + after.cpu), "rerun": rerun.seconds,
+            "rerun_cpu": rerun.cpu, "peak": max(peak, sleep.peak), "stages": stages, **left,
             **storage}
 
 
@@ -347,28 +385,40 @@ def _left(url: str, env: dict[str, str]) -> dict[str, Any]:
     return {"nothing": nothing}
 
 
-def _storage(url: str, size: int) -> dict[str, Any]:
-    """After a CHECKPOINT: the bench database, the write-ahead log, the whole data folder
-    (the cluster's other databases too: a CORTEX_HOME of the bench's own has none)."""
+def _folder(url: str) -> int:
+    """Bytes of the data folder after a CHECKPOINT: the bench's CORTEX_HOME holds only the
+    cluster's own databases, the empty `cortex` one and the bench's."""
     import psycopg
 
     from cortex_site import embedded
 
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("CHECKPOINT")
+    return sum(f.stat().st_size for f in (embedded.cortex_home() / "pgdata").rglob("*")
+               if f.is_file())
+
+
+def _storage(url: str, size: int, empty: int) -> dict[str, Any]:
+    """After a CHECKPOINT: the bench database, the write-ahead log, the whole data folder,
+    and what the first import added to it (`empty`: the folder before it)."""
+    import psycopg
+
+    folder = _folder(url)
+    with psycopg.connect(url, autocommit=True) as conn:
         database, wal = (int(n) for n in conn.execute(
             "SELECT pg_database_size(current_database()), "
             "(SELECT coalesce(sum(size), 0) FROM pg_ls_waldir())").fetchone() or (0, 0))
         settings: dict[str, str] = dict(conn.execute(
             "SELECT name, current_setting(name) FROM pg_settings WHERE name = ANY(%s)",
             [["wal_level", "max_wal_size", "min_wal_size", "checkpoint_timeout"]]).fetchall())
-    folder = sum(f.stat().st_size for f in (embedded.cortex_home() / "pgdata").rglob("*")
-                 if f.is_file())
     print(f"  storage after a CHECKPOINT: database {database / 1e6:,.1f} MB, write-ahead log "
-          f"{wal / 1e6:,.1f} MB ({wal / max(database, 1):.2f}x the database), data folder "
-          f"{folder / 1e6:,.1f} MB = {folder / size:.2f}x the corpus "
+          f"{wal / 1e6:,.1f} MB ({wal / max(database, 1):.2f}x the database); data folder "
+          f"{folder / 1e6:,.1f} MB = {folder / size:.2f}x the corpus, of which the import "
+          f"added {(folder - empty) / 1e6:,.1f} MB = {(folder - empty) / size:.2f}x (before "
+          f"it: {empty / 1e6:,.1f} MB, the cluster and the migrated empty database) "
           f"({', '.join(f'{k} {v}' for k, v in sorted(settings.items()))})", flush=True)
-    return {"folder_ratio": folder / size, "database_ratio": (database + wal) / size}
+    return {"folder_ratio": folder / size, "added_ratio": (folder - empty) / size,
+            "database_ratio": (database + wal) / size}
 
 
 def _warm_retain(env: dict[str, str], work: Path, size: int) -> float:
@@ -388,10 +438,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", default="256M")
     parser.add_argument("--work", default="/tmp/cortex_bench_first")
+    parser.add_argument("--home", help="the bench's CORTEX_HOME (default: WORK/home); its "
+                        "embedded servers are the bench's alone, and its data folder measured")
     parser.add_argument("--before", action="store_true",
                         help="also measure the raw log at migration 0017 (uncompressed)")
     parser.add_argument("--raw-only", action="store_true",
                         help="only the parse floor and the raw ingest (the figures to tune it)")
+    parser.add_argument("--no-raw", action="store_true",
+                        help="skip the raw ingest alone (issue 14's figures): the first import")
     parser.add_argument("--no-warm", action="store_true",
                         help="skip the retain on the warm graph (a further 10%% of sessions)")
     parser.add_argument("--retain-child", action="store_true", help=argparse.SUPPRESS)
@@ -400,15 +454,16 @@ def main() -> None:
         _retain_child()
         return
     print(machine_describe(), flush=True)
-    print(f"load average (1, 5, 15 min) at the start: {_load()}; speed: a 20-million-iteration "
-          f"Python loop in {_speed():.2f} s", flush=True)
+    print(f"at the start: {machine_speed()}", flush=True)
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
+    # Before anything reads it: the servers, the commands and the data folder are the bench's.
+    os.environ["CORTEX_HOME"] = str(Path(args.home or work / "home").resolve())
+    print(f"CORTEX_HOME {os.environ['CORTEX_HOME']}", flush=True)
     root = _corpus(work, _size(args.size), seed=11)
     floor, size, lines = _parse_floor(root)
     print(f"corpus: {size / 1e6:,.1f} MB, {lines:,} lines", flush=True)
-    print(_floor_line("parse floor (Python + orjson, every line)", floor, size, floor),
-          flush=True)
+    _floor_print("before the imports", floor, size)
     admin, url = _urls()
     # As an installed Cortex runs: its modules' bytecode written once (this sandbox sets
     # PYTHONDONTWRITEBYTECODE, which recompiles every module in every command).
@@ -416,9 +471,11 @@ def main() -> None:
            "DATABASE_URL": url, "CORTEX_LOG_LEVEL": "WARNING"}
     try:
         if args.before:
-            _raw(admin, url, env, root, floor, size, migrate_to="0017_recall_latency_indexes",
+            _raw(admin, url, env, root, floor.wall, size,
+                 migrate_to="0017_recall_latency_indexes",
                  label=" (before: payloads uncompressed)")
-        raw = _raw(admin, url, env, root, floor, size, migrate_to=None, label="")
+        raw = None if args.no_raw else _raw(admin, url, env, root, floor.wall, size,
+                                            migrate_to=None, label="")
         if args.raw_only:
             print(f"load average (1, 5, 15 min) at the end: {_load()}")
             return
@@ -426,37 +483,40 @@ def main() -> None:
         retain = None if args.no_warm else _warm_retain(env, work, size)
     finally:
         _recreate(admin, drop_only=True)
-    _verdict(raw, first, retain, size, floor)
+    _verdict(raw, first, retain, size, floor.wall)
 
 
-def _verdict(raw: dict[str, Any], first: dict[str, Any], retain: float | None, size: int,
-             floor: float) -> None:
-    rate = size / 1e6 / raw["seconds"]
+def _verdict(raw: dict[str, Any] | None, first: dict[str, Any], retain: float | None,
+             size: int, floor: float) -> None:
+    peak = max(raw["peak"] if raw is not None else 0, first["peak"])
     rows = [
-        ("whole first import <= 25x the parse floor",
-         f"{first['total']:,.1f} s = {first['floors']:,.1f}x", first["floors"] <= 25),
+        ("whole first import <= 25x the parse floor (wall; the floors' mean)",
+         f"{first['total']:,.1f} s = {first['floors']:,.1f}x (CPU {first['cpu']:,.1f} s = "
+         f"{first['cpu_floors']:,.1f}x the floors' CPU)", first["floors"] <= 25),
         ("after it, analyze and retain find nothing", "nothing" if first["nothing"] else
          "something (above)", first["nothing"]),
         ("data folder <= 1.5x the corpus after a checkpoint",
-         f"{first['folder_ratio']:.2f}x (database + log {first['database_ratio']:.2f}x)",
+         f"{first['folder_ratio']:.2f}x (the import's part {first['added_ratio']:.2f}x, "
+         f"database + log {first['database_ratio']:.2f}x)",
          first["folder_ratio"] <= 1.5),
-        ("unchanged re-run <= 2 s", f"{first['rerun']:,.2f} s ({first['rerun_cpu']:,.2f} s of CPU)",
+        ("unchanged re-run <= 2 s (median)",
+         f"{first['rerun']:,.2f} s ({first['rerun_cpu']:,.2f} s of CPU)",
          first["rerun"] <= 2),
-        ("peak RSS <= 300 MB", f"{max(raw['peak'], first['peak']):,.0f} MB",
-         max(raw["peak"], first["peak"]) <= 300),
-        ("raw ingest >= 60 MB/s (issue 14)",
-         f"{rate:,.1f} MB/s ({raw['seconds'] / floor:,.1f}x floor)", rate >= 60),
-        ("events table <= 1.0x the corpus (issue 14)", f"{raw['events_ratio']:.2f}x",
-         raw["events_ratio"] <= 1.0),
+        ("peak RSS <= 300 MB", f"{peak:,.0f} MB", peak <= 300),
     ]
+    if raw is not None:
+        rate = size / 1e6 / raw["seconds"]
+        rows.append(("raw ingest >= 60 MB/s (issue 14)",
+                     f"{rate:,.1f} MB/s ({raw['seconds'] / floor:,.1f}x floor)", rate >= 60))
+        rows.append(("events table <= 1.0x the corpus (issue 14)",
+                     f"{raw['events_ratio']:.2f}x", raw["events_ratio"] <= 1.0))
     if retain is not None:
         rows.append(("retain >= 3,000 obs/s per worker (issue 14)", f"{retain:,.0f} obs/s",
                      retain >= 3000))
-    print(f"targets (parse floor {size / 1e6 / floor:,.0f} MB/s in this run):")
+    print(f"targets (parse floor {size / 1e6 / floor:,.0f} MB/s before the imports):")
     for what, figure, ok in rows:
         print(f"  {what}: {figure} [{'ok' if ok else 'MISSED'}]")
-    print(f"load average (1, 5, 15 min) at the end: {_load()}; other work on the machine "
-          "skews the figures")
+    print(f"at the end: {machine_speed()}; other work on the machine skews the wall figures")
 
 
 if __name__ == "__main__":
