@@ -30,10 +30,36 @@ RUNNERS = frozenset({
 NEVER = frozenset({
     "docker exec", "docker run", "docker compose", "podman exec", "podman run",
     "kubectl exec", "kubectl run", "git -c", "gh api", "gh extension", "make -f",
-    "deno run", "deno eval",
-    # Installing a Python package runs its build: `python -m pip` is refused the same way.
-    "pip install", "pip3 install", "uv pip", "pipx install",
+    "deno run", "deno eval", "uv pip",
 })
+# Package managers of every ecosystem, and their subcommands that install, add, upgrade or
+# remove packages or environments (`pnpm add`, `conda create`, `uv sync`, `go get`): an
+# install runs code fetched from a registry (install scripts, build backends) and changes the
+# project's dependencies, which is the reviewer's decision for each package, not a command
+# to allow once.
+PACKAGE_MANAGERS = frozenset({
+    "pip", "pip3", "uv", "pipx", "conda", "mamba", "micromamba", "pixi", "poetry", "pdm",
+    "rye", "hatch", "npm", "pnpm", "yarn", "bun", "deno", "cargo", "rustup", "go", "gem",
+    "bundle", "composer", "brew", "apt", "apt-get", "aptitude", "dnf", "yum", "apk",
+    "pacman", "zypper", "port", "choco", "winget", "scoop", "snap", "flatpak", "nix-env",
+    "dotnet", "nuget", "mix", "cabal", "stack", "opam", "luarocks", "cpan", "vcpkg",
+    "conan", "helm", "asdf", "mise", "sdk",
+})
+PACKAGE_CHANGES = frozenset({
+    "install", "i", "in", "ci", "add", "create", "get", "require", "sync", "upgrade",
+    "update", "up", "uninstall", "remove", "rm", "un", "reinstall", "link",
+})
+# A manager's groups of subcommands: `uv pip install`, `conda env create`, `uv tool install`.
+PACKAGE_GROUPS = frozenset({"pip", "env", "tool", "self", "global", "toolchain", "target",
+                            "component", "cask", "plugin"})
+# Commands that install whatever they are given, on their own.
+INSTALLERS = frozenset({"cpanm", "easy_install", "pip-sync", "npm-install"})
+# Commands that only serve the command after them on a line: `sleep` waits for it, `yes`
+# answers every question it asks, `true`, `export`, `set` set its stage. A grant of the line
+# was the operator's consent to that other command: a rule on these allows nothing they
+# meant (and `yes` exists to answer the confirmations a prompt would ask).
+SERVES_ANOTHER = frozenset({"sleep", "yes", "true", "false", "wait", "export", "set",
+                            "unset", ":"})
 # `python -m <module>` names one program, except modules that run or install anything.
 PYTHON_RUNNERS = frozenset({"pip", "venv", "http.server", "code", "runpy", "pdb", "idlelib",
                             "ensurepip", "pydoc", "timeit", "trace", "cProfile", "profile"})
@@ -66,6 +92,10 @@ def _bash_refusal(body: str) -> str | None:
     two = " ".join([head, *words[1:2]])
     if two in NEVER:
         return f"{two!r} runs whatever follows it"
+    if refusal := _install_refusal(head, words):
+        return refusal
+    if head in SERVES_ANOTHER:
+        return f"{head!r} only serves the command after it: the grant was for that one"
     runner = head if head in RUNNERS else two if two in RUNNERS else ""
     if runner:
         rest = words[len(runner.split(" ")):]
@@ -75,6 +105,22 @@ def _bash_refusal(body: str) -> str | None:
             return f"{runner!r} runs whatever follows it"
         if "@" in program[1:]:  # create-next-app@latest: fetched at a version, then run
             return f"{runner!r} fetches {program!r} from a registry to run it"
+    return None
+
+
+def _install_refusal(head: str, words: list[str]) -> str | None:
+    """Why the command installs packages (None: it does not)."""
+    if head in INSTALLERS:
+        return f"{head!r} installs packages"
+    if head not in PACKAGE_MANAGERS:
+        return None
+    rest = [w for w in words[1:] if not w.startswith("-")]
+    if not rest:
+        return f"{head!r} alone covers its installs too"
+    verb = rest[1] if rest[0] in PACKAGE_GROUPS and len(rest) > 1 else rest[0]
+    if verb in PACKAGE_CHANGES:
+        return (f"{' '.join(words[:words.index(verb) + 1])!r} changes the installed packages "
+                "(it runs code from a registry): a decision per package")
     return None
 
 

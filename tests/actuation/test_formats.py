@@ -64,6 +64,16 @@ def test_a_settings_file_cortex_cannot_read_is_left_alone(text: str) -> None:
     # an install that runs a package's build, a package fetched at a version and run.
     "Bash(claude:*)", "Bash(pip install:*)", "Bash(uv pip install:*)",
     "Bash(npx create-next-app@latest:*)", "Bash(pnpm dlx degit@2:*)",
+    # Installing, adding, upgrading or removing packages, in every ecosystem alike, and a
+    # package manager alone (it covers its installs).
+    "Bash(pnpm add:*)", "Bash(pnpm install:*)", "Bash(npm i:*)", "Bash(npm ci:*)",
+    "Bash(yarn global add:*)", "Bash(bun add:*)", "Bash(conda create:*)",
+    "Bash(conda env create:*)", "Bash(mamba install:*)", "Bash(uv add:*)", "Bash(uv sync:*)",
+    "Bash(uv tool install:*)", "Bash(pipx install:*)", "Bash(poetry add:*)",
+    "Bash(cargo install:*)", "Bash(go get:*)", "Bash(gem install:*)", "Bash(brew install:*)",
+    "Bash(apt-get install:*)", "Bash(dotnet add:*)", "Bash(npm:*)", "Bash(cpanm:*)",
+    # Commands that only serve the next one on the line: the grant was for that one.
+    "Bash(yes:*)", "Bash(sleep:*)", "Bash(true:*)", "Bash(export:*)",
 ])
 def test_broad_or_compound_rules_are_refused(rule: str) -> None:
     assert allow_rule_refusal(rule) is not None
@@ -75,6 +85,9 @@ def test_broad_or_compound_rules_are_refused(rule: str) -> None:
                                   "Bash(python -m pytest:*)", "Bash(make lint:*)",
                                   "Bash(uv run pytest:*)", "Bash(npx prettier:*)",
                                   "Bash(pip list:*)", "Bash(npx tsc:*)",
+                                  "Bash(npm run update:*)", "Bash(conda activate:*)",
+                                  "Bash(go test:*)", "Bash(cargo build:*)",
+                                  "Bash(pnpm dev:*)", "Bash(uv run ruff:*)",
                                   "WebFetch(domain:example.com)", "mcp__github__get_issue"])
 def test_narrow_rules_are_accepted(rule: str) -> None:
     assert allow_rule_refusal(rule) is None
