@@ -104,7 +104,7 @@ def _draft(graph: Graph, repository: TargetRepository,
                     "entities": [p.entity.key for p, _, _ in found],
                     "payload": {"decision": "requested"}},
         admitted_by=(f"allowlist: {len(items)} {noun} each granted in >= {min_sessions} "
-                     "distinct sessions (a transcript and its copies count once), never "
+                     "distinct sessions (one imported twice counts once), never "
                      "denied, none broader than granted, none dropped or rejected before; "
                      "grouped into one proposal for the repository"),
     )

@@ -55,12 +55,16 @@ class Draft:
     section: str = ""
     # The rule that let it through, in words (shown to the reviewer and by the bench).
     admitted_by: str = ""
+    # How many times the pattern was seen, when its occurrences are not that (a skill's are
+    # every tool call of its sessions: it was seen once a session).
+    times: int | None = None
 
     @property
     def weight(self) -> tuple[int, int]:
-        """How evidenced it is: its sessions, then its occurrences (the budget's order)."""
+        """How evidenced it is: its sessions, then the times it was seen (the budget's
+        order)."""
         sessions = {o.session for o in self.occurrences if o.session}
-        return len(sessions), len(self.occurrences)
+        return len(sessions), len(self.occurrences) if self.times is None else self.times
 
     def evidence(self) -> dict[str, Any]:
         events = sorted({e for o in self.occurrences for e in o.events})

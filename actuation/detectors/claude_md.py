@@ -3,8 +3,8 @@ pitfall under the "Known pitfalls" section, saying what to do ("Read a file befo
 or writing it").
 
 A tool error (a root cause, `agent:*:rc`) is a pitfall when the same behaviour of the agent
-failed the same way in at least `min_sessions` distinct sessions (`Graph.distinct`: a
-transcript and its copies count once) over at least `min_days` days, and
+failed the same way in at least `min_sessions` distinct sessions (`Graph.distinct`: one
+session imported again under another id counts once) over at least `min_days` days, and
 the agent got past it by doing something else: its next step was another one (not a retry,
 not an edit of the code), after which the failing step succeeded ("Read, then Edit") or which
 did the job itself ("uv run pytest" for "pytest"), in at least `recovery_share` of the
@@ -180,8 +180,8 @@ def _draft(graph: Graph, repository: TargetRepository, pitfalls: list[Pitfall],
         recurrence={"category": "tool_error",
                     "entities": [p.pattern.entity.key for p in pitfalls]},
         admitted_by=(f"pitfalls: {len(items)} tool {'error' if len(items) == 1 else 'errors'}"
-                     f" each in >= {cfg.min_sessions} distinct sessions (a transcript and "
-                     f"its copies count once) over >= {cfg.min_days} days, "
+                     f" each in >= {cfg.min_sessions} distinct sessions (one imported twice "
+                     f"counts once) over >= {cfg.min_days} days, "
                      "the agent's own mistake (no code named, not empty, not progress), "
                      f"recovered by another step in >= {cfg.recovery_share:.0%} of the "
                      "sampled times; grouped into one CLAUDE.md change for the repository"),

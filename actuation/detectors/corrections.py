@@ -1,6 +1,6 @@
 """A recurring correction that states a rule: the operator correcting the agent ("use pnpm,
 not npm" as a refusal's reason, "no, never push to main") with the same rule in at least N
-distinct sessions (a transcript and its copies count once) -> a `memory_entry` stating the
+distinct sessions (one imported twice counts once) -> a `memory_entry` stating the
 rule, their words quoted. A correction that states no rule ("no, then it's good", a name) is
 never proposed (`rules.rule_in`). The failure mode the corrections mention
 (`agent:*:failure-mode`) grounds it."""
@@ -67,8 +67,7 @@ def _draft(graph: Graph, pattern: Pattern, rule: Rule, occurrences: list[Occurre
         recurrence={"category": "correction", "entity": pattern.entity.key},
         admitted_by=(f"corrections: the operator's corrections state one rule "
                      f"({rule.polarity}, read by Cortex's rule reading) in {len(sessions)} >= "
-                     f"{cfg.min_sessions} distinct sessions (a transcript and its copies count "
-                     "once)"),
+                     f"{cfg.min_sessions} distinct sessions (one imported twice counts once)"),
     )
 
 

@@ -86,8 +86,7 @@ def _draft(graph: Graph, pattern: Pattern, config: DecayConfig) -> Draft | None:
         recurrence={"category": "instruction", "entity": pattern.entity.key},
         admitted_by=(f"instructions: one standing claim, and the operator's words read again "
                      f"as that instruction ({rule.polarity}) in {len(sessions)} >= "
-                     f"{cfg.min_sessions} distinct sessions (a transcript and its copies count "
-                     "once)"),
+                     f"{cfg.min_sessions} distinct sessions (one imported twice counts once)"),
     )
 
 

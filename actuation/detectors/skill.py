@@ -1,8 +1,8 @@
 """A procedure with a purpose -> a `skill`, a new `.claude/skills/<name>/SKILL.md`: the
 sessions of a project started for the same kind of task (their first prompts alike, in
-English or French: `tasks`), at least N of them sharing the same steps. Sessions count as
-the work done: a transcript copied or resumed into another session (the same first prompt
-and tool calls) is one session, however many copies. The skill is named and described by
+English or French: `tasks`), at least N of them sharing the same steps; a session counts
+when its first prompt opened it (not a slash command, not a conversation carried on), once
+however many times it was imported (`Graph.fingerprints`). The skill is named and described by
 that task ("fix-failing-test"), its steps are the ones those sessions shared, its evidence
 links them. The tools it uses (entities of `world:artifact`, strong and not quarantined)
 ground it. Task bookkeeping (TodoWrite, TaskUpdate...) is no step."""
@@ -16,12 +16,19 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from actuation.detectors.base import Detector, Draft, Item, Quote
-from actuation.detectors.steps import BOOKKEEPING, step_of
+from actuation.detectors.steps import BOOKKEEPING, step_of, step_tool
 from actuation.detectors.tasks import Task, task_name_words, tasks_group
 from actuation.formats.quoting import quote
 from actuation.formats.skill import skill_path, skill_problems, skill_render
 from actuation.models import TargetRepository
-from actuation.selectors.graph import Graph, Grounding, Occurrence, first_prompts, tool_uses
+from actuation.selectors.graph import (
+    Graph,
+    Grounding,
+    Occurrence,
+    first_prompts,
+    tool_errors_of,
+    tool_uses,
+)
 from memory.config import DecayConfig
 
 NAME = "procedures"
@@ -92,9 +99,18 @@ class Sessions:
     firsts: dict[str, tuple[str, str, datetime]]
 
 
+def opened_by_prompt(seen: Sessions, session: str) -> bool:
+    """Whether the operator's first prompt opened the session, before the agent's first tool
+    call. A session opened by a command (`/init`, a custom slash command) or carried on from
+    an earlier conversation was started for something its first typed prompt does not say
+    ("ok, now write the program..." after `/init`): its task cannot be read."""
+    uses = seen.uses.get(session)
+    return not uses or uses[0].at >= seen.firsts[session][2]
+
+
 def distinct(prints: dict[str, str], sessions: Sequence[str]) -> list[str]:
-    """The first of each set of sessions with one fingerprint (`Graph.fingerprints`: a
-    transcript and its copies), in the order given: a recurrence counts the work done."""
+    """The first of each set of sessions with one fingerprint (`Graph.fingerprints`: one
+    session imported under several ids), in the order given."""
     seen: set[str] = set()
     out = []
     for session in sessions:
@@ -116,9 +132,8 @@ def _draft(graph: Graph, task: Task, steps: Steps, following: set[str], seen: Se
     asked = task.prompts[task.representative()]
     said = quote(asked, limit=160).replace("<", "‹").replace(">", "›")
     flow = ", then ".join(_shown(s) for s in steps)
-    description = (f"For the task the operator started {len(task.sessions)} sessions of "
-                   f"{repository.name} with, as in {said} (or alike, in English or French): "
-                   f"{flow}.")
+    description = (f"Use when asked to {' '.join(words)}, as in {said} (or alike, in English "
+                   f"or French): {flow}.")
     text = skill_render(name=name, description=description,
                         title=f"Task: {' '.join(words)}", steps=[_shown(s) for s in steps],
                         notes=["The steps the sessions started for this task shared; adapt "
@@ -139,7 +154,7 @@ def _draft(graph: Graph, task: Task, steps: Steps, following: set[str], seen: Se
         detector=NAME, diff_type="skill", repository=repository,
         file_path=path, pattern_key=f"skill:{name}"[:300], short_name=name,
         title=f"New skill {name}: {len(following)} sessions asked to {' '.join(words)}",
-        before=None, after=text, grounding=grounding,
+        before=None, after=text, grounding=grounding, times=len(following),
         occurrences=[*events, *(Occurrence(observation="", entity=0, session=s, at=at,
                                            payload={}, events=(eid,))
                                 for s, (_, eid, at) in zip(ordered, firsts, strict=False))],
@@ -153,8 +168,8 @@ def _draft(graph: Graph, task: Task, steps: Steps, following: set[str], seen: Se
                    f"{len(following)} of them ran the same {len(steps)} steps ({flow}). A "
                    "skill named for the task lets the next session asked for it run them "
                    "as one."),
-        admitted_by=(f"skill: {len(task.sessions)} distinct sessions (a transcript and its "
-                     "copies count once) whose first prompts share >= "
+        admitted_by=(f"skill: {len(task.sessions)} distinct sessions, each opened by its "
+                     "first prompt, whose first prompts share >= "
                      f"{cfg.task_similarity:.0%} of their task words, {len(following)} >= "
                      f"{cfg.min_sessions} of them sharing {len(steps)} steps that do something"
                      " (not only reading, no bookkeeping); named by the task"),
@@ -171,7 +186,20 @@ def _sessions(repository: TargetRepository, graph: Graph, now: datetime,
         seen.steps[session].append(step_of(tool, command))
         seen.uses[session].append(Occurrence(observation="", entity=0, session=session,
                                              at=at, payload={}, events=(eid,)))
+    for session, at, tool in tool_errors_of(sessions=list(seen.steps), since=graph.since,
+                                            until=now, batch_size=config.actuation.batch_size):
+        _failed(seen, session, at, tool)
     return seen
+
+
+def _failed(seen: Sessions, session: str, at: datetime, tool: str) -> None:
+    """The tool use that failed at `at` (the last of that tool at or before it) is no step:
+    a skill repeats what worked ("Edit" before "Read" was the agent's mistake)."""
+    steps, uses = seen.steps[session], seen.uses[session]
+    for n in range(len(uses) - 1, -1, -1):
+        if uses[n].at <= at and (not tool or step_tool(steps[n]) == tool):
+            steps[n] = ""
+            return
 
 
 def _procedure(task: Task, seen: Sessions,
@@ -194,7 +222,8 @@ def detect(graph: Graph, now: datetime, config: DecayConfig) -> list[Draft]:
     for repository in graph.repositories:
         seen = _sessions(repository, graph, now, config)
         asked = sorted((s for s, (text, _, _) in seen.firsts.items()
-                        if text and not text.lstrip().startswith(NOT_ASKED)),
+                        if text and not text.lstrip().startswith(NOT_ASKED)
+                        and opened_by_prompt(seen, s)),
                        key=lambda s: seen.firsts[s][2])
         firsts = [(s, seen.firsts[s][0]) for s in distinct(graph.fingerprints(repository),
                                                            asked)]

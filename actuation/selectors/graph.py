@@ -26,7 +26,7 @@ from actuation.selectors.repositories import (
     repository_projects,
 )
 from memory.config import DecayConfig
-from memory.models import Entity, EntityMention, EntityStatus, MemoryEvent
+from memory.models import Entity, EntityMention, EntityStatus, MemoryEvent, Observation
 from memory.selectors.entities import STRENGTH_NOW, entity_with_strength
 from memory.selectors.taxonomy import namespaces_like
 
@@ -79,23 +79,26 @@ GROUP BY m.entity_id, e.project
 
 def session_fingerprints(*, repository: TargetRepository, since: datetime, until: datetime,
                          batch_size: int) -> dict[str, str]:
-    """session -> what it said and did in the window, in this repository's projects: every
-    prompt of the operator and every tool call (name and input), hashed as a set (the
-    sidechains of a copy may interleave otherwise). A transcript copied, or resumed into a
-    new session, hashes the same; two sessions that each did the work never do. (The
-    payloads are packed: read here, not in SQL.)"""
+    """session -> the session itself, in this repository's projects: every prompt of the
+    operator and every tool call (name and input), each with its project and its time,
+    hashed as a set (the sidechains of a copy may interleave otherwise). Only the same
+    session imported again under another id (the same words and calls, in the same project,
+    at the same times) hashes the same: a copy of it made in another project or on another
+    day is work done again, and counts. (The payloads are packed: read here, not in SQL.)"""
     rows = (MemoryEvent.objects.filter(project__in=repository_projects(repository=repository),
                                        occurred_at__gte=since, occurred_at__lte=until)
             .filter(Q(subtype="assistant.tool_use") | Q(subtype="user.prompt", actor="operator"))
             .exclude(correlation_session="")
-            .values_list("correlation_session", "subtype", "payload"))
+            .values_list("correlation_session", "project", "occurred_at", "subtype",
+                         "payload"))
     parts: dict[str, list[bytes]] = defaultdict(list)
-    for session, subtype, payload in rows.iterator(chunk_size=batch_size):
+    for session, project, at, subtype, payload in rows.iterator(chunk_size=batch_size):
         if subtype == "user.prompt":
             part = "p" + _message_text(payload)
         else:
             part = "t" + _first_block_text(payload, "name") + "\t" + json.dumps(
                 _first_block(payload).get("input"), sort_keys=True, default=str)
+        part += f"\t{project}\t{at.isoformat()}"
         parts[session].append(hashlib.sha256(part.encode()).digest())
     return {session: hashlib.sha256(b"".join(sorted(found))).hexdigest()
             for session, found in parts.items()}
@@ -115,7 +118,7 @@ class Graph:
         self._fingerprints: dict[int, dict[str, str]] = {}
 
     def fingerprints(self, repository: TargetRepository) -> dict[str, str]:
-        """session -> what it said and did (`session_fingerprints`), read once."""
+        """session -> the session itself (`session_fingerprints`), read once."""
         if repository.pk not in self._fingerprints:
             self._fingerprints[repository.pk] = session_fingerprints(
                 repository=repository, since=self.since, until=self.now,
@@ -124,9 +127,9 @@ class Graph:
 
     def distinct(self, repository: TargetRepository,
                  occurrences: Sequence[Occurrence]) -> list[Occurrence]:
-        """The occurrences of the sessions that did distinct work: of sessions with one
-        fingerprint (a transcript and its copies), only the first by time counts. A
-        recurrence is the same thing happening in work done again, not in copies."""
+        """The occurrences of distinct sessions: of sessions with one fingerprint (one
+        session imported again under other ids), only the first by time counts. A copy made
+        in another project or on another day is work done again: it counts."""
         prints = self.fingerprints(repository)
         first: dict[str, tuple[datetime, str]] = {}
         for occ in occurrences:
@@ -362,6 +365,21 @@ def tool_uses(*, repository: TargetRepository, since: datetime, until: datetime,
     for session, eid, at, payload in rows.iterator(chunk_size=batch_size):
         yield (session, eid, at, _first_block_text(payload, "name"),
                _first_block_text(payload, "input", "command"))
+
+
+def tool_errors_of(*, sessions: Sequence[str], since: datetime, until: datetime,
+                   batch_size: int) -> Iterator[tuple[str, datetime, str]]:
+    """(session, when, the tool) of each tool error observed in these sessions in the
+    window."""
+    ordered = sorted(sessions)
+    for start in range(0, len(ordered), batch_size):
+        rows = (Observation.objects.filter(
+            category="tool_error", correlation_session__in=ordered[start:start + batch_size],
+            timestamp__gte=since, timestamp__lte=until)
+            .values_list("correlation_session", "timestamp", "payload_typed"))
+        for session, at, payload in rows.iterator(chunk_size=batch_size):
+            tool = payload.get("tool") if isinstance(payload, dict) else None
+            yield session, at, tool if isinstance(tool, str) else ""
 
 
 def first_prompts(*, repository: TargetRepository, since: datetime,

@@ -49,19 +49,20 @@ def tool_errors(*, sessions: int, project: str = "shop", cwd: str = "/home/op/sh
                 tool: str = "Edit", message: str = "file has not been read yet",
                 start: datetime = T0, prefix: str = "s", command: str = "",
                 then: tuple[tuple[str, str], ...] | None = None,
-                spacing: timedelta = SPACING, copies: bool = False) -> list[dict[str, Any]]:
+                spacing: timedelta = SPACING, reimports: int = 0) -> list[dict[str, Any]]:
     """The error in each session, then the agent's next steps `then` (tool, Bash command),
-    each succeeding: by default Read, then the failing step again (recovered). `copies`:
-    the sessions are copies of one (the same tool calls)."""
+    each succeeding: by default Read, then the failing step again (recovered). `reimports`
+    more sessions are the first imported again under other ids (the same tool calls, at the
+    same times)."""
     signature = hashlib.sha256(f"{tool}\n{message}".encode()).hexdigest()[:16]
     after = ((("Read", ""), (tool, command)) if then is None else then)
     out = []
-    for i in range(sessions):
-        at = start + spacing * i
+    for i in range(sessions + reimports):
+        at = start + spacing * (i if i < sessions else 0)
         session = f"{prefix}{i}"
         eid = event(session=session, project=project, cwd=cwd, at=at)
         uses(session=session, project=project, cwd=cwd, at=at, steps=after,
-             work=prefix if copies else "")
+             work=f"{prefix}0" if i >= sessions else "")
         payload = {"tool": tool, "signature": signature, "normalized": message,
                    "message": message}
         if command:
@@ -174,15 +175,17 @@ FIX_PROMPTS = tuple(f"Fix the failing test in tests/test_{name}.py."
 
 def tool_use_sessions(*, sessions: int, steps: list[tuple[str, str]], project: str = "shop",
                       cwd: str = "/home/op/shop", prefix: str = "p", start: datetime = T0,
-                      prompts: tuple[str, ...] = FIX_PROMPTS) -> None:
+                      prompts: tuple[str, ...] = FIX_PROMPTS, reimports: int = 0) -> None:
     """Raw `assistant.tool_use` events: the same steps in each session, started by the
-    operator's prompts (the i-th session by prompts[i % len(prompts)]; none when empty).
-    Sessions with the same prompt and steps are copies of one session."""
-    for i in range(sessions):
-        session, at = f"{prefix}{i}", start + timedelta(hours=i)
+    operator's prompts (the i-th session by prompts[i % len(prompts)]; none when empty), an
+    hour apart. `reimports` more sessions are the first imported again under other ids (its
+    prompt and tool calls, at its times)."""
+    for i in range(sessions + reimports):
+        first = i >= sessions
+        session, at = f"{prefix}{i}", start + timedelta(hours=0 if first else i)
         if prompts:
-            prompt(session=session, text=prompts[i % len(prompts)], at=at - timedelta(minutes=1),
-                   project=project, cwd=cwd)
+            prompt(session=session, text=prompts[0 if first else i % len(prompts)],
+                   at=at - timedelta(minutes=1), project=project, cwd=cwd)
         for j, (tool, command) in enumerate(steps):
             block = {"type": "tool_use", "id": f"toolu_{i}_{j}", "name": tool,
                      "input": {"command": command} if command else {"file_path": "a.py"}}

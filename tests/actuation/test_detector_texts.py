@@ -8,6 +8,7 @@ import pytest
 from actuation.detectors.claude_md import recovery_of
 from actuation.detectors.pitfall_text import pitfall_advice, pitfall_text_refusal
 from actuation.detectors.rules import rule_in, rule_line
+from actuation.detectors.steps import step_of
 from actuation.detectors.tasks import task_similarity, task_words
 from actuation.selectors.graph import ToolUse
 from tests.actuation.graphs import T0
@@ -84,3 +85,15 @@ def test_a_rule_line_keeps_what_to_do_instead() -> None:
     rule = rule_in("N'utilise jamais requests, utilise httpx.", corrective=False)
     assert rule is not None and rule.name == "never use requests"
     assert rule_line(rule) == '- Never: "use requests", instead "use httpx".'
+
+
+@pytest.mark.parametrize(("command", "step"), [
+    ("uv run pytest -q", "Bash: uv run pytest"),
+    ("cd app && npm test", "Bash: npm test"),
+    ("sleep 2 && curl -s localhost:3000", "Bash: curl"),
+    ("yes | npm init", "Bash: npm init"),
+    ("export CI=1; make build", "Bash: make build"),
+    ("cd app", ""),
+])
+def test_a_step_is_the_command_that_does_the_work(command: str, step: str) -> None:
+    assert step_of("Bash", command) == step

@@ -245,26 +245,22 @@ def test_bookkeeping_and_reading_alone_are_no_procedure(target: TargetRepository
 
 
 @pytest.mark.django_db
-def test_copies_of_one_session_are_no_recurring_procedure(target: TargetRepository) -> None:
-    """A transcript copied (or resumed) into other sessions, the same first prompt and the
-    same tool calls, is one session's work: no skill, however many copies."""
+def test_one_session_imported_again_is_no_recurring_procedure(
+        target: TargetRepository) -> None:
+    """One session imported again under other ids (its prompt and tool calls, in the same
+    project, at the same times) is one session: no skill, however many imports."""
     graphs.submit(graphs.tool_errors(sessions=1) + graphs.grants(sessions=1))
-    graphs.tool_use_sessions(sessions=CFG.skill.min_sessions + 3, steps=STEPS,
-                             prompts=graphs.FIX_PROMPTS[:1])
-    # ... with fewer distinct sessions than needed besides: still no skill.
-    graphs.tool_use_sessions(sessions=CFG.skill.min_sessions - 2, steps=STEPS, prefix="q",
-                             prompts=graphs.FIX_PROMPTS[1:], start=NOW - timedelta(days=3))
+    graphs.tool_use_sessions(sessions=CFG.skill.min_sessions - 1, steps=STEPS,
+                             reimports=3)
     report = detection_run(now=NOW)
     assert not [d for d in report.drafts if d.diff_type == "skill"]
 
 
 @pytest.mark.django_db
-def test_a_skill_counts_distinct_sessions_not_copies(target: TargetRepository) -> None:
+def test_a_skill_counts_a_session_imported_again_once(target: TargetRepository) -> None:
     graphs.submit(graphs.tool_errors(sessions=1) + graphs.grants(sessions=1))
     n = CFG.skill.min_sessions
-    graphs.tool_use_sessions(sessions=n, steps=STEPS)  # n distinct sessions
-    graphs.tool_use_sessions(sessions=4, steps=STEPS, prefix="copy",  # copies of the first
-                             prompts=graphs.FIX_PROMPTS[:1], start=NOW - timedelta(days=3))
+    graphs.tool_use_sessions(sessions=n, steps=STEPS, reimports=4)  # n sessions, 4 imports
     report = detection_run(now=NOW)
     (draft,) = [d for d in report.drafts if d.diff_type == "skill"]
     assert draft.title == f"New skill fix-failing-test: {n} sessions asked to fix failing test"
@@ -274,22 +270,55 @@ def test_a_skill_counts_distinct_sessions_not_copies(target: TargetRepository) -
     assert len(quoted) == len(set(quoted)) == n
 
 
-# ---- recurrence is work done again, not copies ----------------------------------------------
+@pytest.mark.django_db
+def test_the_same_work_done_again_on_other_days_is_a_recurring_procedure(
+        target: TargetRepository) -> None:
+    """The same request and the same tool calls in sessions of their own on other days (an
+    operator doing the same work again, or a history copied across months) recur."""
+    graphs.submit(graphs.tool_errors(sessions=1) + graphs.grants(sessions=1))
+    n = CFG.skill.min_sessions
+    for day in range(n):
+        graphs.tool_use_sessions(sessions=1, steps=STEPS, prefix=f"d{day}-",
+                                 prompts=graphs.FIX_PROMPTS[:1],
+                                 start=NOW - timedelta(days=day + 1))
+    report = detection_run(now=NOW)
+    (draft,) = [d for d in report.drafts if d.diff_type == "skill"]
+    assert draft.items[0].evidence["sessions"] == n
+
 
 @pytest.mark.django_db
-def test_copies_of_one_session_make_no_rule_pitfall_or_instruction(
+def test_a_session_opened_by_a_command_has_no_task_to_read(target: TargetRepository) -> None:
+    """The agent worked before the operator's first typed prompt (the session was opened
+    by a slash command, or carried on from another conversation): its first prompt is not
+    what it was started for, and makes no skill."""
+    graphs.submit(graphs.tool_errors(sessions=1) + graphs.grants(sessions=1))
+    n = CFG.skill.min_sessions + 1
+    graphs.tool_use_sessions(sessions=n, steps=STEPS, prompts=())
+    for i in range(n):  # each session's first prompt comes after its first tool call
+        graphs.prompt(session=f"p{i}", text=graphs.FIX_PROMPTS[i % len(graphs.FIX_PROMPTS)],
+                      at=graphs.T0 + timedelta(hours=i, seconds=30))
+    report = detection_run(now=NOW)
+    assert not [d for d in report.drafts if d.diff_type == "skill"]
+
+
+# ---- a session counts once, however many times it was imported ------------------------------
+
+@pytest.mark.django_db
+def test_one_session_imported_again_makes_no_rule_pitfall_or_instruction(
         target: TargetRepository) -> None:
-    """Each rule, pitfall, instruction and correction below is seen in more sessions than
-    needed, but the sessions are copies of one transcript (the same prompt and tool calls,
-    as a copied or resumed transcript is): nothing recurs, nothing is proposed."""
+    """Each rule, pitfall, instruction and correction below is seen in one session fewer
+    than needed, and in imports of the first of them under other ids (the same prompt and
+    tool calls at the same times, as the same transcript imported twice is): nothing
+    recurs enough, nothing is proposed."""
     n = max(CFG.allowlist.min_sessions, CFG.claude_md.min_sessions,
-            CFG.memory_entry.min_sessions) + 2
+            CFG.memory_entry.min_sessions) - 1
+    imports = 3
     for prefix in ("g", "i", "c"):
-        graphs.tool_use_sessions(sessions=n, steps=STEPS, prefix=prefix,
-                                 prompts=graphs.FIX_PROMPTS[:1])
-    graphs.submit(graphs.grants(sessions=n) + graphs.instructions(sessions=n)
-                  + graphs.corrections(sessions=n)
-                  + graphs.tool_errors(sessions=n, message=NOT_READ, copies=True))
+        graphs.tool_use_sessions(sessions=n, steps=STEPS, prefix=prefix, reimports=imports)
+    graphs.submit(graphs.grants(sessions=n + imports) + graphs.instructions(sessions=n + imports)
+                  + graphs.corrections(sessions=n + imports)
+                  + graphs.tool_errors(sessions=n, message=NOT_READ, reimports=imports,
+                                       spacing=timedelta(days=1)))
     report = detection_run(now=NOW + timedelta(days=1))
     assert report.drafts == [] and not Proposal.objects.exists()
 
