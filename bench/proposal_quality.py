@@ -18,10 +18,9 @@ Three corpora, each on a throwaway database `cortex_bench_proposals` of the embe
 
 Each corpus is ingested, analyzed, retained, then detected as of an hour after its last
 session; the proposals are submitted (so the budget applies: `proposed` or `waiting`).
-Sessions count as distinct work: the spread's copies of one transcript count once (so on
-the spread nothing recurs that does not recur in the fixtures); `--copies-count` shows what
-detection proposes when every copy counts as a session.
-Prints the machine, the figures and the drafts.
+A copy in another project or month is a session of its own, as work an operator does again
+is (only one session imported twice, the same project and times, counts once).
+Prints the machine, the figures, the drafts, and per repository what enters the queue.
 """
 
 from __future__ import annotations
@@ -249,29 +248,27 @@ def _corpus(kind: str, tmp: Path, args: argparse.Namespace) -> tuple[str, dateti
             + ", ".join(f"{k} {v:.0f} s" for k, v in times.items()) + ")"), _last_prompt()
 
 
-def _detect(now: datetime, *, copies_count: bool = False) -> None:
-    from unittest import mock
-
+def _detect(now: datetime) -> None:
     from actuation.formats.diff import unified_diff
     from actuation.models import Proposal
-    from actuation.selectors.graph import Graph
     from actuation.services.detection import detection_run
     from actuation.services.proposals import draft_content_hash
 
     begun = time.perf_counter()
-    if copies_count:  # every session its own fingerprint: copies count as sessions
-        with mock.patch.object(Graph, "fingerprints", lambda self, repository: {}):
-            report = detection_run(now=now)
-    else:
-        report = detection_run(now=now)
+    report = detection_run(now=now)
     elapsed = time.perf_counter() - begun
     states = {(p.repository_id, p.pattern_key, p.content_hash): p.state
               for p in Proposal.objects.all()}
+    # A draft whose change another open proposal already makes (an instruction also said as
+    # a correction) has no proposal of its own.
+    changes = {(p.repository_id, p.content_hash) for p in Proposal.objects.all()}
     by_place: dict[tuple[str, str], list[str]] = defaultdict(list)
     for draft in report.drafts:
         diff = unified_diff(path=draft.file_path, before=draft.before, after=draft.after)
-        state = states.get((draft.repository.pk, draft.pattern_key,
-                            draft_content_hash(draft, diff)), "-")
+        content = draft_content_hash(draft, diff)
+        state = states.get((draft.repository.pk, draft.pattern_key, content),
+                           "the same change as another proposal"
+                           if (draft.repository.pk, content) in changes else "-")
         lines = [f"    [{state}] {draft.title}", f"      let through by: {draft.admitted_by}"]
         if draft.diff_type == "allowlist":
             lines.append("      + " + ", ".join(f"{i.key} ({i.evidence['sessions']})"
@@ -281,8 +278,6 @@ def _detect(now: datetime, *, copies_count: bool = False) -> None:
         if draft.diff_type == "skill":
             lines += [f"      | {line}" for line in draft.after.splitlines()[2:14]]
         by_place[(draft.detector, draft.repository.name)].append("\n".join(lines))
-    if copies_count:
-        print("  (copies of a transcript counted as sessions, as before they were told apart)")
     print(f"  detection as of {now:%Y-%m-%d %H:%M}: {len(report.drafts)} drafts, "
           f"{dict(report.outcomes)}, in {elapsed:.1f} s")
     for (detector, repository), lines in sorted(by_place.items()):
@@ -290,10 +285,15 @@ def _detect(now: datetime, *, copies_count: bool = False) -> None:
         for line in lines:
             print(line)
     per_repo: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for proposal in Proposal.objects.select_related("repository"):
+    queued: dict[str, list[str]] = defaultdict(list)
+    for proposal in Proposal.objects.select_related("repository").order_by("pk"):
         per_repo[proposal.repository.name][proposal.state] += 1
+        if proposal.state == "proposed":
+            queued[proposal.repository.name].append(proposal.title)
     for name, counts in sorted(per_repo.items()):
         print(f"  queue of {name}: {dict(counts)}")
+        for title in queued[name]:
+            print(f"    proposed: {title}")
 
 
 def main() -> None:
@@ -307,9 +307,6 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path,
                         help="build the corpus here and keep it (default: a temporary "
                              "directory, removed)")
-    parser.add_argument("--copies-count", action="store_true",
-                        help="count a transcript's copies as sessions (what detection "
-                             "proposed before it told the work done from its copies)")
     parser.add_argument("--detect-only", action="store_true",
                         help="with --workdir and one --corpus: keep the database and the "
                              "corpus of the previous run, forget its proposals, detect again")
@@ -334,7 +331,7 @@ def main() -> None:
         cortex_prepare()
         Proposal.objects.all().delete()
         print(f"\n== {(args.corpus or ['?'])[0]}: the previous run's corpus", flush=True)
-        _detect(_last_prompt() + timedelta(hours=1), copies_count=args.copies_count)
+        _detect(_last_prompt() + timedelta(hours=1))
         return
     for kind in args.corpus or CORPORA:
         connection.close()
@@ -345,7 +342,7 @@ def main() -> None:
             where.mkdir(parents=True, exist_ok=True)
             what, last = _corpus(kind, where, args)
             print(f"\n== {kind}: {what}", flush=True)
-            _detect(last + timedelta(hours=1), copies_count=args.copies_count)
+            _detect(last + timedelta(hours=1))
     if not args.workdir:
         connection.close()
         database_recreate(admin, BENCH_DB)
