@@ -283,9 +283,10 @@ _MEMORY_INDEXES = (
 )
 
 
-def _vectors() -> None:
+def _vectors(*, sparse: bool) -> None:
     """Random unit vectors (Gaussian components, normalized): uniform on the sphere; the
-    memories' learned sparse vectors shaped like the model's (bench/recall_sparse.py)."""
+    memories' learned sparse vectors shaped like the model's (bench/recall_sparse.py); their
+    index only with `sparse`."""
     params = {"dimension": DIMENSION}
     _sql("DROP INDEX IF EXISTS entity_embedding_hnsw")
     _memory_indexes_drop()
@@ -303,7 +304,7 @@ def _vectors() -> None:
     _sql("SET maintenance_work_mem = '1GB'")
     _sql("CREATE INDEX entity_embedding_hnsw ON memory_entityembedding USING hnsw "
          "(vector vector_cosine_ops) WITH (m = 16, ef_construction = 64)")
-    _memory_indexes_create()
+    _memory_indexes_create(sparse=sparse)
 
 
 def _memory_indexes_drop() -> None:
@@ -311,9 +312,9 @@ def _memory_indexes_drop() -> None:
     _sql("DROP INDEX IF EXISTS memory_embedding_sparse_hnsw")
 
 
-def _memory_indexes_create() -> None:
+def _memory_indexes_create(*, sparse: bool = True) -> None:
     _sql("SET maintenance_work_mem = '1GB'")
-    for statement in _MEMORY_INDEXES:
+    for statement in _MEMORY_INDEXES[:None if sparse else 1]:
         _sql(statement)
 
 
@@ -376,9 +377,10 @@ def sparse_fill(*, progress: Any = print) -> bool:
     return True
 
 
-def graph_generate(*, sizes: Sizes, now: datetime, seed: int = 7,
+def graph_generate(*, sizes: Sizes, now: datetime, seed: int = 7, sparse: bool = True,
                    progress: Any = print) -> Names:
-    """Replace the graph of the current database with a generated one of `sizes`."""
+    """Replace the graph of the current database with a generated one of `sizes` (without
+    the sparse vectors' index unless `sparse`)."""
     from django.db import connection
 
     from memory.config import config_get
@@ -423,7 +425,7 @@ def graph_generate(*, sizes: Sizes, now: datetime, seed: int = 7,
              f"(SELECT max(id) FROM memory_{table}))")
     compiled_generate(now=now)
     progress("  relations and compiled truths written; vectors and their HNSW indexes next")
-    _vectors()
+    _vectors(sparse=sparse)
     for table in ("entity", "entityalias", "fact", "relation", "memory", "memorymention",
                   "memoryevent", "entityembedding", "memoryembedding"):
         _sql(f"VACUUM ANALYZE memory_{table}")

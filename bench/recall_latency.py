@@ -118,7 +118,7 @@ def _setup(*, reuse: bool, sizes: Sizes, database: str = BENCH_DB,
         indexes_ensure(sparse=sparse)
     else:
         started = time.perf_counter()
-        names = graph_generate(sizes=sizes, now=clock.now())
+        names = graph_generate(sizes=sizes, now=clock.now(), sparse=sparse)
         print(f"graph generated in {time.perf_counter() - started:.0f} s", flush=True)
     return url, names, _token()
 
