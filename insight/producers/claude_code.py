@@ -45,9 +45,10 @@ def transcript_files(root: Path) -> Iterator[Path]:
         return
     for directory, subdirs, files in os.walk(root):
         subdirs.sort()
+        parent = Path(directory)  # once: a Path parsed per file was most of the walk
         for name in sorted(files):
             if name.endswith(".jsonl"):
-                yield Path(directory) / name
+                yield parent / name
 
 
 class ClaudeCodeProducer:

@@ -31,17 +31,21 @@ def read_file(root: Path, path: Path, state: FileState, sink: EventSink,
     """What was appended to one transcript since `state`, into the sink (`stat`: the file's,
     when the caller has it)."""
     kind = file_kind(path)[0]
-    base = root if root.is_dir() else root.parent
-    mark = FileMark(path=path, rel_path=_relative(path, base), kind=kind, state=state)
     summary.files += 1
     summary.files_by_kind[kind] += 1
+    try:
+        st = stat or path.stat()
+    except OSError:
+        summary.malformed["unreadable_file"] += 1
+        return
+    if file_unchanged(st, state):  # an unchanged re-run opens none of its files
+        progress.advance(files=1)  # (nor pays for the rest: ~0.1 ms a file, 6,581 of them)
+        return
+    base = root if root.is_dir() else root.parent
+    mark = FileMark(path=path, rel_path=_relative(path, base), kind=kind, state=state)
     before, initial = counters.bytes_read, state.as_dict()
     key = str(path)  # marked at every line: a str keeps its hash, a Path computes it
     try:
-        st = stat or path.stat()
-        if file_unchanged(st, state):  # an unchanged re-run opens none of its files
-            progress.advance(files=1)
-            return
         if not state.inode and st.st_size == 0:  # reported once, when first seen
             summary.malformed["empty_file"] += 1
         for events in transcript_events(path, root=base, state=state, counters=counters,
