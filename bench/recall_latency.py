@@ -11,9 +11,9 @@ vectors shaped like the model's: bench/recall_graph.py, bench/recall_sparse.py; 
 strategies' costs are real, their results are not). A graph kept from before memories had
 sparse vectors gets them. Served by gunicorn as `cortex up` serves it (web_command,
 memory/serving.py; --workers and --threads to compare), every strategy on unless
---without names some. The sparse HNSW index takes about ten times as long to build as the
-dense one (hours on two loaded cores for 200,000 memories): `--without sparse` measures
-the rest without building it.
+--without names some. The sparse HNSW index (on each memory's 64 heaviest terms) takes
+several times as long to build as the dense one: `--without sparse` measures the rest
+without building it.
 
 Issue 24's targets ("Fast"), for `unit=memory` and `unit=entity` each:
 - one client, each query's encoders (memory.services.recall.query_encoders: the dense

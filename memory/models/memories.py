@@ -114,8 +114,8 @@ class MemoryEmbedding(models.Model):
         indexes = [
             HnswIndex(name="memory_embedding_hnsw", fields=["vector"], m=16, ef_construction=64,
                       opclasses=["vector_cosine_ops"]),
-            HnswIndex(name="memory_embedding_sparse_hnsw", fields=["sparse"], m=16,
-                      ef_construction=64, opclasses=["sparsevec_ip_ops"]),
+            # The sparse vectors' index, on each one's 64 heaviest terms, is an expression
+            # index of migration 0030 (recall_memories.SPARSE_HEAD).
         ]
 
     def __str__(self) -> str:

@@ -28,6 +28,10 @@ from memory.selectors.recall_bm25 import bm25_sql
 from memory.selectors.recall_terms import TextQuery
 
 Ranked = list[tuple[int, float]]
+# What the sparse vectors' HNSW index holds (migration 0030): each memory's 64 heaviest
+# latent terms. The sparse strategy's nearest are read through it; every candidate is then
+# scored on all its terms.
+SPARSE_HEAD = "cortex_sparse_head(v.sparse, 64)::sparsevec(16384)"
 # A fact's provenance lists its first this many events.
 FACT_SOURCES = 5
 
@@ -125,11 +129,11 @@ class MemoryFound:
     last_reinforced_at: datetime
 
 
-def _nearest_sql(column: str, operator: str, cast: str, where: str) -> str:
+def _nearest_sql(column: str, indexed: str, operator: str, cast: str, where: str) -> str:
     return f"""SELECT m.id FROM memory_memoryembedding v
                JOIN memory_memory m ON m.id = v.memory_id
                WHERE v.{column} IS NOT NULL AND {where}
-               ORDER BY v.{column} {operator} %s::{cast} LIMIT %s"""
+               ORDER BY {indexed} {operator} %s::{cast} LIMIT %s"""
 
 
 def memories_found(*, found: Sequence[int], text: TextQuery | None, vector: str | None,
@@ -141,10 +145,10 @@ def memories_found(*, found: Sequence[int], text: TextQuery | None, vector: str 
     parts = ["SELECT unnest(%s::bigint[])"]
     params: list[Any] = [list(found)]
     if vector is not None:
-        parts.append(_nearest_sql("vector", "<=>", "vector", where))
+        parts.append(_nearest_sql("vector", "v.vector", "<=>", "vector", where))
         params += [*where_params, vector, limit]
     if sparse is not None:
-        parts.append(_nearest_sql("sparse", "<#>", "sparsevec", where))
+        parts.append(_nearest_sql("sparse", SPARSE_HEAD, "<#>", "sparsevec", where))
         params += [*where_params, sparse, limit]
     if vector is not None and window is not None:
         # exactly (`+ 0`: an index scan would filter after its nearest)

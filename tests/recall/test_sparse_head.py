@@ -1,0 +1,89 @@
+"""The sparse strategy reads its nearest through an HNSW index on each memory's 64 heaviest
+latent terms (migration 0030), and scores every candidate on all its terms."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime
+
+import pytest
+from django.db import connection
+
+from insight.services.analysis import analysis_drain
+from memory.models import MemoryEmbedding
+from memory.selectors.recall import RecallFilters, Scope
+from memory.selectors.recall_memories import SPARSE_HEAD, memories_found
+from memory.services.memories import memories_remember
+from memory.services.memories_embed import memory_embed_pending
+from memory.services.recall import query_encoders
+from memory.services.retain import retain_drain
+from memory.services.taxonomy import taxonomy_sync
+
+pytestmark = pytest.mark.django_db
+
+NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
+TEXTS = ["Ben flew to Reykjavik twice last winter to see the northern lights.",
+         "The pottery class moved to Thursday evenings at the community centre.",
+         "Mia's bakery sells sourdough only on weekends."]
+
+
+def _terms(literal: str) -> dict[int, float]:
+    body = literal.split("/")[0].strip("{}")
+    return {int(i): float(v) for i, v in (t.split(":") for t in body.split(",") if t)}
+
+
+def _one(sql: str, params: list[str]) -> object:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()[0]
+
+
+def test_the_head_keeps_the_heaviest_terms() -> None:
+    rng = random.Random(3)
+    terms = dict(zip(rng.sample(range(1, 16385), 300),
+                     (round(rng.uniform(0.01, 3.0), 4) for _ in range(300)), strict=True))
+    literal = "{" + ",".join(f"{i}:{v}" for i, v in sorted(terms.items())) + "}/16384"
+    heaviest = dict(sorted(terms.items(), key=lambda t: -t[1])[:64])
+    head = _one("SELECT cortex_sparse_head(%s::sparsevec, 64)::text", [literal])
+    assert _terms(str(head)) == pytest.approx(heaviest)
+    assert _one("SELECT cortex_sparse_head('{}/16384'::sparsevec, 64)::text", []) == "{}/16384"
+    assert _one("SELECT cortex_sparse_head(NULL::sparsevec, 64)", []) is None
+
+
+@pytest.fixture
+def embedded() -> None:
+    taxonomy_sync()
+    memories_remember(source="api:lyra", memories=[
+        {"text": text, "source_id": f"t{i}", "occurred_at": NOW.isoformat()}
+        for i, text in enumerate(TEXTS)])
+    analysis_drain()
+    retain_drain(embed=False)
+    while memory_embed_pending(limit=64):
+        pass
+
+
+def test_the_strategy_reads_through_the_index(embedded: None) -> None:
+    query = query_encoders()["sparse"]("Who went to Iceland in winter?")
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute(f"""EXPLAIN SELECT v.memory_id FROM memory_memoryembedding v
+                           ORDER BY {SPARSE_HEAD} <#> %s::sparsevec LIMIT 5""", [query])
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "memory_embedding_sparse_head_hnsw" in plan
+
+
+def test_every_candidate_is_scored_on_all_its_terms(embedded: None) -> None:
+    query = query_encoders()["sparse"]("Who went to Iceland in winter?")
+    found = memories_found(found=[], text=None, vector=None, sparse=query, window=None,
+                           scope=Scope(filters=RecallFilters(), at=NOW, temporal=False),
+                           limit=10, ef_search=100)
+    asked = _terms(query)
+    for memory_id, memory in found.items():
+        stored = MemoryEmbedding.objects.get(memory_id=memory_id).sparse
+        assert stored is not None
+        terms = _terms(stored.to_text())
+        assert len(terms) > 64
+        expected = sum(value * asked.get(index, 0.0) for index, value in terms.items())
+        assert memory.sparse == pytest.approx(expected, rel=1e-5)
+    best = max(found.values(), key=lambda m: m.sparse or 0.0)
+    assert "Reykjavik" in best.text
