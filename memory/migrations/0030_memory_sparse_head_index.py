@@ -34,6 +34,13 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.RemoveIndex(model_name='memoryembedding', name='memory_embedding_sparse_hnsw'),
+        # IF EXISTS: a database whose index was dropped by hand (to load faster, say)
+        migrations.SeparateDatabaseAndState(
+            database_operations=[migrations.RunSQL(
+                "DROP INDEX IF EXISTS memory_embedding_sparse_hnsw",
+                "CREATE INDEX memory_embedding_sparse_hnsw ON memory_memoryembedding "
+                "USING hnsw (sparse sparsevec_ip_ops) WITH (m = 16, ef_construction = 64)")],
+            state_operations=[migrations.RemoveIndex(model_name='memoryembedding',
+                                                     name='memory_embedding_sparse_hnsw')]),
         migrations.RunSQL(HEAD_SQL, REVERSE_SQL),
     ]
