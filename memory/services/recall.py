@@ -396,7 +396,7 @@ def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
         window=(window.widened(before_days=fade["before"], after_days=fade["after"])
                 if window is not None else None),
         ef_search=section.vector_ef_search)
-    lists = _exact_lists(memories, ran=("fulltext", *literals))
+    lists = _exact_lists(memories, ran=(*literals, *(["fulltext"] if text else [])))
     if facts:
         lists["fulltext"] = _with_facts(lists.get("fulltext", []), facts, section)
     if window is not None:
