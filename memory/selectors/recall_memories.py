@@ -129,11 +129,13 @@ class MemoryFound:
     last_reinforced_at: datetime
 
 
-def _nearest_sql(column: str, indexed: str, operator: str, cast: str, where: str) -> str:
+def _nearest_sql(column: str, order: str, where: str) -> str:
+    """The ids of the memories embedded in `column` that pass `where`, by `order` (its
+    placeholder is the query's vector), then the limit's placeholder."""
     return f"""SELECT m.id FROM memory_memoryembedding v
                JOIN memory_memory m ON m.id = v.memory_id
                WHERE v.{column} IS NOT NULL AND {where}
-               ORDER BY {indexed} {operator} %s::{cast} LIMIT %s"""
+               ORDER BY {order} LIMIT %s"""
 
 
 def memories_found(*, found: Sequence[int], text: TextQuery | None, vector: str | None,
@@ -145,18 +147,15 @@ def memories_found(*, found: Sequence[int], text: TextQuery | None, vector: str 
     parts = ["SELECT unnest(%s::bigint[])"]
     params: list[Any] = [list(found)]
     if vector is not None:
-        parts.append(_nearest_sql("vector", "v.vector", "<=>", "vector", where))
+        parts.append(_nearest_sql("vector", "v.vector <=> %s::vector", where))
         params += [*where_params, vector, limit]
     if sparse is not None:
-        parts.append(_nearest_sql("sparse", SPARSE_HEAD, "<#>", "sparsevec", where))
+        parts.append(_nearest_sql("sparse", f"{SPARSE_HEAD} <#> %s::sparsevec", where))
         params += [*where_params, sparse, limit]
     if vector is not None and window is not None:
         # exactly (`+ 0`: an index scan would filter after its nearest)
-        parts.append(f"""SELECT m.id FROM memory_memoryembedding v
-                         JOIN memory_memory m ON m.id = v.memory_id
-                         WHERE v.vector IS NOT NULL AND m.occurred_at >= %s
-                           AND m.occurred_at < %s AND {where}
-                         ORDER BY (v.vector <=> %s::vector) + 0, m.id LIMIT %s""")
+        parts.append(_nearest_sql("vector", "(v.vector <=> %s::vector) + 0, m.id",
+                                  f"m.occurred_at >= %s AND m.occurred_at < %s AND {where}"))
         params += [window.start, window.end, *where_params, vector, limit]
     score, score_params = _bm25(text) if text is not None else ("NULL::float8", [])
     dense = ("1 - (v.vector <=> %s::vector), "
