@@ -9,15 +9,11 @@ from datetime import UTC, datetime
 import pytest
 from django.db import connection
 
-from insight.services.analysis import analysis_drain
 from memory.models import MemoryEmbedding
 from memory.selectors.recall import RecallFilters, Scope
 from memory.selectors.recall_memories import SPARSE_HEAD, memories_found
-from memory.services.memories import memories_remember
-from memory.services.memories_embed import memory_embed_pending
 from memory.services.recall import query_encoders
-from memory.services.retain import retain_drain
-from memory.services.taxonomy import taxonomy_sync
+from tests.recall.notes import notes_remember
 
 pytestmark = pytest.mark.django_db
 
@@ -52,14 +48,7 @@ def test_the_head_keeps_the_heaviest_terms() -> None:
 
 @pytest.fixture
 def embedded() -> None:
-    taxonomy_sync()
-    memories_remember(source="api:lyra", memories=[
-        {"text": text, "source_id": f"t{i}", "occurred_at": NOW.isoformat()}
-        for i, text in enumerate(TEXTS)])
-    analysis_drain()
-    retain_drain(embed=False)
-    while memory_embed_pending(limit=64):
-        pass
+    notes_remember(TEXTS, at=NOW)
 
 
 def test_the_strategy_reads_through_the_index(embedded: None) -> None:

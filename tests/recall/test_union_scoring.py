@@ -17,10 +17,9 @@ from memory.retain.embedders import embedder_get
 from memory.selectors import recall as strategies
 from memory.selectors.recall import RecallFilters, Scope
 from memory.services.memories import memories_remember
-from memory.services.memories_embed import memory_embed_pending
 from memory.services.recall import recall_run
 from memory.services.retain import retain_drain
-from memory.services.taxonomy import taxonomy_sync
+from tests.recall.notes import notes_remember
 
 pytestmark = pytest.mark.django_db
 
@@ -47,15 +46,7 @@ def _narrow(config: DecayConfig, candidates: int) -> DecayConfig:
 
 @pytest.fixture
 def notes() -> None:
-    taxonomy_sync()
-    texts = [TARGET, DECOY, *SAME_PERSON]
-    memories_remember(source="api:lyra", memories=[
-        {"text": text, "source_id": f"note-{i}", "occurred_at": NOW.isoformat()}
-        for i, text in enumerate(texts)])
-    analysis_drain()
-    retain_drain(embed=False)
-    while memory_embed_pending(limit=64):
-        pass
+    notes_remember([TARGET, DECOY, *SAME_PERSON], at=NOW)
 
 
 def test_a_fulltext_candidate_beyond_the_nearest_neighbours_is_scored_by_meaning(
