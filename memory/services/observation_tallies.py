@@ -6,7 +6,12 @@ Retain Job like any other (its time, topic, actors and sentiment are the observa
 then on). Each later unit is added to its payload by the caller's `add`, and its event to its
 event ids, in the order given, unless that event is there already: a unit read twice (a
 batch analyzed again, a session that grew) is counted once, and a replay that reads every
-unit at once ends with the same observation as the incremental path."""
+unit at once ends with the same observation as the incremental path.
+
+The first unit of each key in a call is checked and sanitized whole, as any observation;
+of the others only what is read, their event and their payload (the sum is sanitized and
+checked as the observation it becomes): a session's messages are tens of thousands of units
+in a first import."""
 
 from __future__ import annotations
 
@@ -18,12 +23,13 @@ from django.db import transaction
 
 from memory import redaction
 from memory.errors import Invalid, TooLarge
-from memory.limits import OBSERVATION_PAYLOAD_BYTES
+from memory.limits import OBSERVATION_BATCH, OBSERVATION_PAYLOAD_BYTES
 from memory.observation_schemas import payload_errors
 from memory.services.observations import (
     INVALID,
     ObservationSubmitResult,
     observation_submit_many,
+    observation_unit_errors,
     observations_checked,
 )
 from memory.services.sql import jsonb_param, server_bound_cursor
@@ -48,6 +54,48 @@ def _one_event_each(units: Sequence[Mapping[str, Any]]) -> None:
                 for index, unit in enumerate(units) if len(unit.get("event_ids") or ()) != 1}
     if problems:
         raise Invalid(INVALID, fields={"observations": problems})
+
+
+def _first_of_each(units: Sequence[Mapping[str, Any]]) -> list[int]:
+    """Each unit's first unit of the same source, category and key (itself when it has no
+    key: its key is then its content, known once it is checked)."""
+    seen: dict[tuple[str, str, str], int] = {}
+    firsts = []
+    for index, unit in enumerate(units):
+        source, category, key = unit.get("source"), unit.get("category"), unit.get("dedup_key")
+        if key and isinstance(source, str) and isinstance(category, str) and isinstance(key, str):
+            firsts.append(seen.setdefault((source, category, key), index))
+        else:
+            firsts.append(index)
+    return firsts
+
+
+def _checked(units: Sequence[Mapping[str, Any]], first_of: list[int]) -> list[dict[str, Any]]:
+    """Each first unit checked and sanitized (with its dedup key); each other unit's event
+    and payload, with its first's key. Invalid (TooLarge) names every bad unit."""
+    if len(units) > OBSERVATION_BATCH:
+        raise Invalid(INVALID, fields={"observations": f"At most {OBSERVATION_BATCH} per batch."})
+    firsts = sorted(set(first_of))
+    problems: dict[str, Any] = {}
+    error_type: type[Invalid] = Invalid
+    try:
+        clean = dict(zip(firsts, observations_checked(
+            observations=[units[index] for index in firsts], check_events=False), strict=True))
+    except Invalid as error:
+        clean, error_type = {}, type(error)
+        problems = {str(firsts[int(index)]): found
+                    for index, found in error.fields["observations"].items()}
+    for index, unit in enumerate(units):
+        if first_of[index] != index and (found := observation_unit_errors(
+                category=unit["category"], data=unit)):
+            problems[str(index)] = found
+    if problems:
+        raise error_type(INVALID, fields={"observations": dict(
+            sorted(problems.items(), key=lambda item: int(item[0])))})
+    return [clean[index] if first_of[index] == index else
+            {"event_ids": unit["event_ids"], "payload_typed": unit["payload_typed"],
+             "dedup_key": clean[first_of[index]]["dedup_key"]}
+            for index, unit in enumerate(units)]
 
 
 def _by_key(units: Sequence[Mapping[str, Any]]) -> dict[str, list[int]]:
@@ -91,7 +139,7 @@ def observation_tally_many(*, units: Sequence[Mapping[str, Any]],
     if not units:
         return []
     _one_event_each(units)
-    clean = observations_checked(observations=units, check_events=False)
+    clean = _checked(units, _first_of_each(units))
     groups = _by_key(clean)
     with transaction.atomic():
         firsts = observation_submit_many(

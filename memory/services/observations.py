@@ -149,6 +149,10 @@ _MESSAGES = {
 }
 
 
+_EVENT_IDS = f"Must be a list of at most {MAX_EVENT_IDS} event ids."
+_NESTING = f"Must nest at most {MAX_DEPTH} levels, with integers of at most 64 bits."
+
+
 def _check(data: Mapping[str, Any]) -> tuple[dict[str, Any], Errors]:
     """Every field checked; the clean values and the errors by field."""
     errors: Errors = {name: "Unknown field." for name in sorted(set(data) - FIELDS)}
@@ -179,11 +183,10 @@ def _check(data: Mapping[str, Any]) -> tuple[dict[str, Any], Errors]:
         errors["actors"] = (f'Must be a list of at most {MAX_ACTORS} objects, each with "role" '
                             'and "name" or "key" (strings).')
     if not _event_ids_ok(data.get("event_ids", [])):
-        errors["event_ids"] = f"Must be a list of at most {MAX_EVENT_IDS} event ids."
+        errors["event_ids"] = _EVENT_IDS
     for name in ("payload_typed", "actors", "correlation"):
         if name not in errors and not _plain_json(data.get(name)):
-            errors[name] = (f"Must nest at most {MAX_DEPTH} levels, with integers of at most "
-                            "64 bits.")
+            errors[name] = _NESTING
     if clean["category"] is not None and "payload_typed" in data:
         problems = payload_errors(clean["category"], clean["payload_typed"])
         if "category" in problems:
@@ -191,6 +194,21 @@ def _check(data: Mapping[str, Any]) -> tuple[dict[str, Any], Errors]:
         elif problems:
             errors["payload_typed"] = problems
     return clean, errors
+
+
+def observation_unit_errors(*, category: str, data: Mapping[str, Any]) -> Errors:
+    """What `observations_checked` finds wrong with the event ids and the payload of `data`
+    as one of `category`: for the units of a tally after its key's first, of which nothing
+    else is read (memory/services/observation_tallies.py)."""
+    errors: Errors = {}
+    if not _event_ids_ok(data.get("event_ids", [])):
+        errors["event_ids"] = _EVENT_IDS
+    payload = data.get("payload_typed")
+    if not _plain_json(payload):
+        errors["payload_typed"] = _NESTING
+    elif problems := payload_errors(category, payload):
+        errors.update(problems if "category" in problems else {"payload_typed": problems})
+    return errors
 
 
 _SANITIZED = ("topic", "actors", "payload_typed", "correlation")

@@ -132,3 +132,21 @@ def test_a_tally_keeps_no_secret_and_takes_one_event_per_unit() -> None:
         observation_tally_many(units=[_unit("e4", "directive"), two], add=tally_add)
     assert set(refused.value.fields["observations"]) == {"1"}
     assert Observation.objects.get().event_ids == ["e1"]  # all or none
+
+
+def test_a_later_unit_of_a_pair_is_checked_for_its_event_and_payload() -> None:
+    secret = "sk-ant-api03-" + "y" * 40
+    bad = _unit("e2", "directive")
+    bad["payload_typed"] = {**bad["payload_typed"], "messages": "two"}
+    with pytest.raises(Invalid) as refused:
+        observation_tally_many(units=[_unit("e1", "directive"), bad, _unit("e3", "directive")],
+                               add=tally_add)
+    assert refused.value.fields["observations"] == {
+        "1": {"payload_typed": {"messages": "Must be an integer."}}}
+    assert not Observation.objects.exists()  # all or none
+    leaky = _unit("e2", "directive")
+    leaky["payload_typed"] = {**leaky["payload_typed"], "act_counts": {secret: 1}}
+    observation_tally_many(units=[_unit("e1", "directive"), leaky], add=tally_add)
+    (tally,) = Observation.objects.filter(category="interaction")
+    assert tally.event_ids == ["e1", "e2"] and tally.payload_typed["messages"] == 2
+    assert secret not in str(tally.payload_typed)
