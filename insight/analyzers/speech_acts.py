@@ -123,15 +123,16 @@ def _most(counts: Mapping[str, int], order: Sequence[str]) -> str:
     return min(counts, key=lambda name: (-counts[name], rank.get(name, len(rank)), name))
 
 
-def tally_add(total: Mapping[str, Any], unit: Mapping[str, Any]) -> dict[str, Any]:
-    """A pair's tally with one more message's unit counted (`total` is left as it is): the
+def tally_add(total: Mapping[str, Any], units: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A pair's tally with more messages' units counted (`total` is left as it is): the
     counts added, the act and language the most frequent so far."""
     out = dict(total)
     for name in ("messages", "chars"):
-        out[name] = int(total.get(name) or 0) + int(unit.get(name) or 0)
+        out[name] = int(total.get(name) or 0) + sum(int(unit.get(name) or 0) for unit in units)
     for name in COUNTS:
         counts = Counter(total.get(name) or {})
-        counts.update(unit.get(name) or {})
+        for unit in units:
+            counts.update(unit.get(name) or {})
         out[name] = dict(sorted(counts.items()))
     out["act"] = _most(out["act_counts"], PRIORITY)
     out["language"] = _most(out["languages"], ())

@@ -34,7 +34,9 @@ from memory.services.observations import (
 )
 from memory.services.sql import jsonb_param, server_bound_cursor
 
-Add = Callable[[Mapping[str, Any], Mapping[str, Any]], dict[str, Any]]
+# The total with these units' payloads counted, in their order (the total is left as it
+# is): all the new units of a key at once.
+Add = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], dict[str, Any]]
 
 _LOCK = """
 SELECT dedup_key, id, payload_typed, event_ids FROM memory_observation
@@ -110,15 +112,16 @@ def _added(row: tuple[str, str, Any, list[str]], units: Sequence[Mapping[str, An
            add: Add) -> tuple[dict[str, Any], list[str]] | None:
     """The row's payload and event ids with these units counted; None if none is new."""
     _, _, payload, event_ids = row
-    counted, ids = set(event_ids), list(event_ids)
-    total = payload if isinstance(payload, dict) else {}
+    counted, ids, new = set(event_ids), list(event_ids), []
     for unit in units:
         event = unit["event_ids"][0]
         if event not in counted:
             counted.add(event)
             ids.append(event)
-            total = add(total, unit["payload_typed"])
-    return (total, ids) if len(ids) > len(event_ids) else None
+            new.append(unit["payload_typed"])
+    if not new:
+        return None
+    return add(payload if isinstance(payload, dict) else {}, new), ids
 
 
 def _checked_total(category: str, payload: dict[str, Any]) -> dict[str, Any]:
