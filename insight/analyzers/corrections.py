@@ -6,6 +6,7 @@ fails, interrupting ("[Request interrupted by user]") or refusing a tool call ->
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from insight.analyzers import namespaces
 from insight.analyzers.base import Analyzer, Event, ObservationDraft
@@ -23,7 +24,13 @@ from insight.analyzers.events import (
     observed,
 )
 from insight.analyzers.sentiment import sentiment_of
-from insight.analyzers.text import excerpt, language_of, reading_order, sentences
+from insight.analyzers.text import (
+    CACHED_TEXTS,
+    excerpt,
+    language_of,
+    reading_order,
+    sentences,
+)
 from insight.lexicons import lexicon
 
 # The more specific kinds are tried first: "no, revert it" is an undo.
@@ -32,8 +39,10 @@ KINDS = ("undo", "stop", "reproach", "still_failing", "negation")
 SILENT_CORRECTION = ("negative", -0.3)
 
 
+@lru_cache(maxsize=CACHED_TEXTS)
 def correction_kind(text: str) -> tuple[str, str] | None:
-    """(kind, language) of a prompt that corrects the agent, from its first sentence."""
+    """(kind, language) of a prompt that corrects the agent, from its first sentence.
+    (Cached: the instructions ask it of the prompts the corrections read.)"""
     first = next(iter(sentences(text)), "")
     for language in reading_order(text):
         patterns = lexicon(language).corrections

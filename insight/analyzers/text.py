@@ -19,9 +19,12 @@ _MARKUP = re.compile(r"^[\s>*#\-+\d.)]*")
 _FRENCH_LETTERS = re.compile(r"[éèêàùçâîôûœë]")
 
 MAX_TEXT = 4000
+# Texts whose prose, sentences and language are kept: an analysis batch's messages (each
+# analyzer reads the batch in turn).
+CACHED_TEXTS = 1024
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=CACHED_TEXTS)
 def prose(text: str) -> str:
     """The text without code, with the quotes folded; the first MAX_TEXT characters.
     (Cached: several analyzers read the same message.)"""
@@ -30,14 +33,16 @@ def prose(text: str) -> str:
     return text.translate(_APOSTROPHES)[:MAX_TEXT]
 
 
-def sentences(text: str) -> list[str]:
-    """Lowercased sentences of prose, without list or heading markup."""
+@lru_cache(maxsize=CACHED_TEXTS)
+def sentences(text: str) -> tuple[str, ...]:
+    """Lowercased sentences of prose, without list or heading markup. (Cached: the speech
+    acts, the corrections and the instructions read a prompt's.)"""
     out = []
     for part in _SENTENCE_END.split(prose(text)):
         part = _SPACES.sub(" ", _MARKUP.sub("", part)).strip().casefold()
         if part:
             out.append(part)
-    return out
+    return tuple(out)
 
 
 def tokens(text: str) -> list[str]:
@@ -52,7 +57,7 @@ def tokens(text: str) -> list[str]:
     return out
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=CACHED_TEXTS)
 def language_of(text: str) -> str:
     words = tokens(prose(text)[:1000])
     scores = {lang: sum(w in lexicon(lang).stopwords for w in words) for lang in LANGUAGES}

@@ -36,7 +36,7 @@ logger = logging.getLogger(__name__)
 
 HORIZON_POLL_SECONDS = 0.1  # how often a drain held back by an open transaction asks again
 
-# Analyzer -> how one of its units adds to the observation its key names.
+# Analyzer -> how its units add to the observation their key names.
 TALLIES: dict[str, Add] = {speech_acts.ANALYZER.name: speech_acts.tally_add}
 
 
