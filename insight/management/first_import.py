@@ -33,12 +33,13 @@ _SPAWN = multiprocessing.get_context("spawn")
 class Stages:
     """`events_stored(count)` from any thread once a batch committed `count` events (0: new
     bytes to read); `poll()` from the main thread spawns the follower then; `finish(tick)`
-    once the raw log is complete.
+    once the raw log is complete. `source`: the raw log's, which the analysis follows (the
+    other sources once it is complete).
     Inside a transaction nothing runs: the stages could not see the events before it
     commits (they are left to `cortex analyze` / `cortex retain` or the workers)."""
 
-    def __init__(self, *, redis_url: str) -> None:
-        self.redis_url = redis_url
+    def __init__(self, *, redis_url: str, source: str | None = None) -> None:
+        self.redis_url, self.source = redis_url, source
         self.enabled = not connection.in_atomic_block
         self.follower: Follower | None = None
         self._wanted = False
@@ -54,7 +55,7 @@ class Stages:
     def poll(self) -> None:
         if self.enabled and self._wanted and self.follower is None:
             self.follower = Follower(database_url=connection_url(), redis_url=self.redis_url,
-                                     stored=self._stored)
+                                     stored=self._stored, source=self.source)
 
     def tally(self) -> StageTally:
         return self.follower.tally() if self.follower is not None else self._inline
@@ -88,7 +89,8 @@ class Follower:
 
     STAGES = ("analyze", "retain")
 
-    def __init__(self, *, database_url: str, redis_url: str, stored: int = 0) -> None:
+    def __init__(self, *, database_url: str, redis_url: str, stored: int = 0,
+                 source: str | None = None) -> None:
         self.counts = [_SPAWN.Array("q", len(FIELDS), lock=False) for _ in self.STAGES]
         self.stored = _SPAWN.Value("q", stored, lock=False)
         self._done = [_SPAWN.Event() for _ in range(len(self.STAGES) + 1)]  # raw, analyzed, all
@@ -98,7 +100,8 @@ class Follower:
                 args=(database_url, redis_url, self.counts[index], self._done[index],
                       self._done[index + 1], os.getpid(), stage, POLL_SECONDS,
                       LOCK_TIMEOUT_SECONDS, self.counts[index - 1] if index else None,
-                      None if index else self.stored))
+                      None if index else self.stored),
+                kwargs={"source": source})
             for index, stage in enumerate(self.STAGES)
         ]
         for process in self.processes:

@@ -16,8 +16,9 @@ def follow_main(database_url: str, redis_url: str, counts: SynchronizedArray[int
                 upstream_done: Event, done: Event, parent: int, stage: str,
                 poll_seconds: float, lock_timeout: float,
                 upstream_counts: SynchronizedArray[int] | None = None,
-                stored: Synchronized[int] | None = None) -> None:
-    """`stage` "analyze" follows the raw log (`stored`: the events it committed so far),
+                stored: Synchronized[int] | None = None, source: str | None = None) -> None:
+    """`stage` "analyze" follows the raw log of `source` (`stored`: the events it committed
+    so far),
     "retain" the analysis (whose counts are `upstream_counts`); `done` is set once the stage
     has nothing left after its upstream was done."""
     # Ctrl-C reaches the whole process group: the importer stops this process (SIGTERM).
@@ -48,7 +49,7 @@ def follow_main(database_url: str, redis_url: str, counts: SynchronizedArray[int
 
     first_import_follow(raw_done=upstream_done.is_set, alive=lambda: os.getppid() == parent,
                         report=report, poll_seconds=poll_seconds, lock_timeout=lock_timeout,
-                        analyze=stage == "analyze", retain=stage == "retain",
+                        analyze=stage == "analyze", retain=stage == "retain", source=source,
                         backlog=backlog if upstream_counts is not None or stored is not None
                         else None)
     if os.getppid() == parent:

@@ -51,10 +51,10 @@ class StageTally:
 Report = Callable[[StageTally], None]
 
 
-def _analyze_step(tally: StageTally) -> bool:
+def _analyze_step(tally: StageTally, sources: list[str]) -> bool:
     """One batch per source; True when some analyzer moved (or more is waiting)."""
     moved = False
-    for source in analyzed_sources():
+    for source in sources:
         report = analysis_batch_run(source=source)
         tally.events_analyzed += report.events
         tally.observations += report.observations
@@ -114,6 +114,7 @@ def first_import_follow(
     retain: bool = True,
     config: DecayConfig | None = None,
     backlog: Callable[[StageTally], int] | None = None,
+    source: str | None = None,
 ) -> StageTally:
     """Analyze and/or retain as the raw log fills; return once `raw_done()` (for the retain
     stage alone: the analysis is done) held before a round in which no stage found anything
@@ -121,7 +122,11 @@ def first_import_follow(
     (a stage alone in its process, behind its upstream): how much its upstream made that
     it has not taken yet (the analysis: events the raw log committed; the retain stage:
     observations the analysis made); below a batch (`analysis.batch_size` events, a retain
-    chunk) the stage waits without asking the database."""
+    chunk) the stage waits without asking the database. `source`: the raw log's; while it
+    fills the analysis reads that source alone, the others (hooks, agents' posts) once it is
+    complete: a round of an empty source's cursors and reads cost ~10 ms of CPU and 20 ms of
+    the analysis's time, three sources each batch (~1.4 s of CPU and ~2.5 s on the 300 MB
+    corpus)."""
     config = config or config_get()
     tally = StageTally()
     # The retain stage follows the analysis (here or in its own process): no retain task for
@@ -129,14 +134,14 @@ def first_import_follow(
     with retain_queueing_paused() if analyze else contextlib.nullcontext():
         _follow(tally, raw_done=raw_done, alive=alive, report=report, poll_seconds=poll_seconds,
                 lock_timeout=lock_timeout, analyze=analyze, retain=retain, config=config,
-                backlog=backlog)
+                backlog=backlog, source=source)
     return tally
 
 
 def _follow(tally: StageTally, *, raw_done: Callable[[], bool], alive: Callable[[], bool],
             report: Report, poll_seconds: float, lock_timeout: float, analyze: bool,
             retain: bool, config: DecayConfig,
-            backlog: Callable[[StageTally], int] | None) -> None:
+            backlog: Callable[[StageTally], int] | None, source: str | None) -> None:
     wait_until: float | None = None  # for events an open transaction holds back, at the end
     embedded_upto = [0]  # entities created when the vectors last caught up
     settled = False  # a round found nothing to do and nothing held back: one more, then stop
@@ -154,7 +159,8 @@ def _follow(tally: StageTally, *, raw_done: Callable[[], bool], alive: Callable[
                 time.sleep(poll_seconds)
             report(tally)
             continue
-        moved = analyze and _analyze_step(tally)
+        sources = [source] if source is not None and not finished else analyzed_sources()
+        moved = analyze and _analyze_step(tally, sources)
         moved = (retain and _retain_step(tally, config, lock_timeout, whole_chunks=whole)) or moved
         settled = settled and not moved
         report(tally)

@@ -50,7 +50,8 @@ class Command(BaseCommand):
         producer = self._producer(options)
         console = Console(stderr=True)
         enabled = console.is_terminal and not options["json"] and not options["no_progress"]
-        follower = None if options["raw_only"] else Stages(redis_url=settings.REDIS_URL)
+        follower = None if options["raw_only"] else Stages(redis_url=settings.REDIS_URL,
+                                                           source=producer.source)
         try:
             with RichProgress(console, enabled=enabled, stages=follower) as progress:
                 try:

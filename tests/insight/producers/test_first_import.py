@@ -28,9 +28,11 @@ from insight.demo.corpus import corpus_write
 from insight.services.first_import import first_import_waiting
 from memory.models import Observation, ObservationStatus
 from memory.models.events import MemoryEvent
+from memory.models.memories import Memory
 from memory.models.observations import RetainAttempt
 from memory.selectors.graph import graph_digest
 from memory.services.embeddings import embedding_passes_run
+from memory.services.memories import memories_remember
 from memory.services.rebuild import graph_rebuild
 from memory.services.sql import connection_url
 
@@ -216,4 +218,17 @@ def test_the_stages_wait_for_a_transaction_that_holds_the_raw_log_back(tmp_path:
     stages = json.loads(out.strip().splitlines()[-1])["stages"]
     assert (stages["events_analyzed"], stages["held_back"]) == (2, 0)
     assert stages["retained"] == Observation.objects.count() > 0
+    assert not first_import_waiting()
+
+
+def test_another_sources_events_are_analyzed_once_the_raw_log_is_complete(
+        tmp_path: Path) -> None:
+    """While the raw log fills, the analysis reads the raw log's source alone; an event of
+    another source (an agent's memory, posted before or during the import) is read once the
+    raw log is complete: the import leaves nothing waiting."""
+    memories_remember(source="api:lyra", memories=[
+        {"text": "The billing service listens on port 8042.", "actor": "Mira"}])
+    stages = _ingest(_corpus(tmp_path))["stages"]
+    assert stages["events_analyzed"] == MemoryEvent.objects.count()
+    assert stages["memories_embedded"] == Memory.objects.filter(embedded=True).count() == 1
     assert not first_import_waiting()
