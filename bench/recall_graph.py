@@ -278,9 +278,8 @@ def _reset() -> None:
 _MEMORY_INDEXES = (
     "CREATE INDEX memory_embedding_hnsw ON memory_memoryembedding USING hnsw "
     "(vector vector_cosine_ops) WITH (m = 16, ef_construction = 64)",
-    "CREATE INDEX memory_embedding_sparse_head_hnsw ON memory_memoryembedding USING hnsw "
-    "((cortex_sparse_head(sparse, 64)::sparsevec(16384)) sparsevec_ip_ops) "
-    "WITH (m = 16, ef_construction = 64)",
+    "CREATE INDEX memory_embedding_head_hnsw ON memory_memoryembedding USING hnsw "
+    "(sparse_head sparsevec_ip_ops) WITH (m = 16, ef_construction = 64)",
 )
 
 
@@ -310,7 +309,7 @@ def _vectors(*, sparse: bool) -> None:
 
 def _memory_indexes_drop() -> None:
     _sql("DROP INDEX IF EXISTS memory_embedding_hnsw")
-    _sql("DROP INDEX IF EXISTS memory_embedding_sparse_head_hnsw")
+    _sql("DROP INDEX IF EXISTS memory_embedding_head_hnsw")
 
 
 def _memory_indexes_create(*, sparse: bool = True) -> None:
@@ -341,13 +340,13 @@ def indexes_ensure(*, sparse: bool = True, progress: Any = print) -> None:
     (the sparse one only with `sparse`: it costs several times the dense one to build)."""
     have = {row[0] for row in _sql("SELECT indexname FROM pg_indexes WHERE indexname IN "
                                    "('entity_embedding_hnsw', 'memory_embedding_hnsw', "
-                                   "'memory_embedding_sparse_head_hnsw')")}
+                                   "'memory_embedding_head_hnsw')")}
     wanted = {"entity_embedding_hnsw": "CREATE INDEX entity_embedding_hnsw ON "
               "memory_entityembedding USING hnsw (vector vector_cosine_ops) "
               "WITH (m = 16, ef_construction = 64)",
               "memory_embedding_hnsw": _MEMORY_INDEXES[0]}
     if sparse:
-        wanted["memory_embedding_sparse_head_hnsw"] = _MEMORY_INDEXES[1]
+        wanted["memory_embedding_head_hnsw"] = _MEMORY_INDEXES[1]
     for name, statement in wanted.items():
         if name not in have:
             progress(f"  building {name}, missing", flush=True)

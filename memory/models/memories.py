@@ -17,6 +17,10 @@ from memory.models.graph import Entity
 from memory.models.observations import Observation
 from memory.models.taxonomy import MemoryType, Namespace, Referent, Valence
 
+# The heaviest latent terms of a memory's sparse vector its index holds (recall reads its
+# nearest through it, then scores them on every term).
+SPARSE_HEAD_TERMS = 64
+
 # English and French stems of the text, accents folded (configurations of 0011_text_search),
 # and of who said it: "what did Caroline say about the trip?" finds her turns when their text
 # does not name her (migration 0025).
@@ -106,6 +110,13 @@ class MemoryEmbedding(models.Model):
     # its conversation), when it answers one: recall scores a reply by both.
     context_vector = VectorField(dimensions=EMBEDDING_DIMENSION, null=True, blank=True)
     context_sparse = SparseVectorField(dimensions=SPARSE_DIMENSION, null=True, blank=True)
+    # What the sparse vectors' HNSW index holds: each one's SPARSE_HEAD_TERMS heaviest terms
+    # (an index on the whole vector compares every term; computing the head in the query
+    # costs a fraction of a millisecond a row, and PostgreSQL computes the ORDER BY value
+    # of every row it returns).
+    sparse_head = models.GeneratedField(
+        expression=RawSQL(f"cortex_sparse_head(sparse, {SPARSE_HEAD_TERMS})", []),
+        output_field=SparseVectorField(dimensions=SPARSE_DIMENSION), db_persist=True)
     model = models.CharField(max_length=100)
     dimension = models.PositiveSmallIntegerField()
     embedded_at = models.DateTimeField(default=clock.now)
@@ -114,8 +125,8 @@ class MemoryEmbedding(models.Model):
         indexes = [
             HnswIndex(name="memory_embedding_hnsw", fields=["vector"], m=16, ef_construction=64,
                       opclasses=["vector_cosine_ops"]),
-            # The sparse vectors' index, on each one's 64 heaviest terms, is an expression
-            # index of migration 0030 (recall_memories.SPARSE_HEAD).
+            HnswIndex(name="memory_embedding_head_hnsw", fields=["sparse_head"], m=16,
+                      ef_construction=64, opclasses=["sparsevec_ip_ops"]),
         ]
 
     def __str__(self) -> str:

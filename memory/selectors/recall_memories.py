@@ -28,10 +28,10 @@ from memory.selectors.recall_bm25 import bm25_sql
 from memory.selectors.recall_terms import TextQuery
 
 Ranked = list[tuple[int, float]]
-# What the sparse vectors' HNSW index holds (migration 0030): each memory's 64 heaviest
-# latent terms. The sparse strategy's nearest are read through it; every candidate is then
-# scored on all its terms.
-SPARSE_HEAD = "cortex_sparse_head(v.sparse, 64)::sparsevec(16384)"
+# What the sparse vectors' HNSW index holds (MemoryEmbedding.sparse_head): each memory's
+# heaviest latent terms. The sparse strategy's nearest are read through it; every candidate
+# is then scored on all its terms.
+SPARSE_HEAD = "v.sparse_head"
 # A fact's provenance lists its first this many events.
 FACT_SOURCES = 5
 

@@ -1,5 +1,6 @@
 """The sparse strategy reads its nearest through an HNSW index on each memory's 64 heaviest
-latent terms (migration 0030), and scores every candidate on all its terms."""
+latent terms (a stored column, MemoryEmbedding.sparse_head), and scores every candidate on
+all its terms."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from django.db import connection
 
 from memory.models import MemoryEmbedding
+from memory.models.memories import SPARSE_HEAD_TERMS
 from memory.selectors.recall import RecallFilters, Scope
 from memory.selectors.recall_memories import SPARSE_HEAD, memories_found
 from memory.services.recall import query_encoders
@@ -58,7 +60,15 @@ def test_the_strategy_reads_through_the_index(embedded: None) -> None:
         cursor.execute(f"""EXPLAIN SELECT v.memory_id FROM memory_memoryembedding v
                            ORDER BY {SPARSE_HEAD} <#> %s::sparsevec LIMIT 5""", [query])
         plan = "\n".join(row[0] for row in cursor.fetchall())
-    assert "memory_embedding_sparse_head_hnsw" in plan
+    assert "memory_embedding_head_hnsw" in plan
+
+
+def test_the_stored_head_is_the_heaviest_terms_of_the_vector(embedded: None) -> None:
+    for row in MemoryEmbedding.objects.all():
+        assert row.sparse is not None and row.sparse_head is not None
+        terms = _terms(row.sparse.to_text())
+        heaviest = dict(sorted(terms.items(), key=lambda t: -t[1])[:SPARSE_HEAD_TERMS])
+        assert _terms(row.sparse_head.to_text()) == pytest.approx(heaviest)
 
 
 def test_every_candidate_is_scored_on_all_its_terms(embedded: None) -> None:
