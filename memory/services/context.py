@@ -9,12 +9,15 @@ once."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import close_old_connections, connection, transaction
 
 from memory import clock
 from memory.config import ContextSection, DecayConfig, config_get
@@ -42,7 +45,7 @@ from memory.selectors.context import (
 )
 from memory.selectors.recall import RecallFilters
 from memory.services.entities import entity_reinforce
-from memory.services.recall import recall_run
+from memory.services.recall import RecallResult, recall_run
 
 # The sections, in order: what the operator pinned; with a project, the operator's standing
 # instructions for it and its known pitfalls (a line each: a root cause's name is the error);
@@ -95,6 +98,17 @@ def _section(config: DecayConfig) -> ContextSection:
     return config.context
 
 
+# With a project, the recall beyond it runs in this thread while the caller's recalls within
+# it: each on its own database connection, so only outside a transaction (whose rows another
+# connection cannot see). One thread: a second assembly meanwhile waits for it.
+_BEYOND = ThreadPoolExecutor(max_workers=1, thread_name_prefix="context-beyond")
+
+
+def _recalled_beyond(recall: Callable[..., RecallResult]) -> RecallResult:
+    close_old_connections()  # as a request does first: a connection gone stale is replaced
+    return recall(filters=RecallFilters())
+
+
 def _candidates(*, query: str, project: str, section: ContextSection, now: datetime,
                 config: DecayConfig
                 ) -> tuple[list[int], dict[int, EntityNow], dict[int, list[int]]]:
@@ -107,10 +121,17 @@ def _candidates(*, query: str, project: str, section: ContextSection, now: datet
     ranked: list[int] = []
     known: dict[int, EntityNow] = {}
     matched: dict[int, list[int]] = {}
-    filters = [RecallFilters(project=project), RecallFilters()] if project else [RecallFilters()]
-    for scope in filters:
-        result = recall_run(query=query, filters=scope, limit=section.candidates,
-                            reinforce=False, now=now, config=config)
+    recall = functools.partial(recall_run, query=query, limit=section.candidates,
+                               reinforce=False, now=now, config=config)
+    if project and not connection.in_atomic_block:
+        beyond = _BEYOND.submit(_recalled_beyond, recall)
+        results = [recall(filters=RecallFilters(project=project)), beyond.result()]
+    elif project:
+        results = [recall(filters=RecallFilters(project=project)),
+                   recall(filters=RecallFilters())]
+    else:
+        results = [recall(filters=RecallFilters())]
+    for result in results:
         for hit in result.hits:
             if hit.entity_id is not None and hit.kind == "entity":
                 ranked.append(hit.entity_id)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -180,15 +181,38 @@ _ENCODERS: dict[str, Callable[[str, DecayConfig], str]] = {
 _ENCODING = ThreadPoolExecutor(max_workers=len(_ENCODERS), thread_name_prefix="recall-encode")
 
 
+# The encodings under way, by (encoder, query, configuration): a recall of the same query
+# meanwhile (a context assembly's two, at once) waits for the same one.
+_under_way: dict[tuple[str, str, int], Future[Any]] = {}
+_under_way_lock = threading.Lock()
+
+
+def _encoding(name: str, encode: Callable[[str, DecayConfig], Any], query: str,
+              config: DecayConfig) -> Future[Any]:
+    key = (name, query, id(config))
+    with _under_way_lock:
+        future = _under_way.get(key)
+        if future is None:
+            future = _under_way[key] = _ENCODING.submit(encode, query, config)
+    future.add_done_callback(lambda done: _forget(key, done))
+    return future
+
+
+def _forget(key: tuple[str, str, int], done: Future[Any]) -> None:
+    with _under_way_lock:
+        if _under_way.get(key) is done:
+            del _under_way[key]
+
+
 def _encoded_soon(query: str, on: tuple[str, ...],
                   config: DecayConfig) -> dict[str, Future[str]]:
-    return {name: _ENCODING.submit(encode, query, config)
+    return {name: _encoding(name, encode, query, config)
             for name, encode in _ENCODERS.items() if name in on}
 
 
 def _query_vector_soon(query: str, on: tuple[str, ...],
                        config: DecayConfig) -> Future[Sequence[float]] | None:
-    return _ENCODING.submit(_query_vector, query, config) if "vector" in on else None
+    return _encoding("vector-raw", _query_vector, query, config) if "vector" in on else None
 
 
 def recall_warm(*, config: DecayConfig | None = None) -> None:
