@@ -46,6 +46,7 @@ from memory.selectors.context import (
 from memory.selectors.recall import RecallFilters
 from memory.services.entities import entity_reinforce
 from memory.services.recall import RecallResult, recall_run
+from memory.services.sql import commit_unwaited
 
 # The sections, in order: what the operator pinned; with a project, the operator's standing
 # instructions for it and its known pitfalls (a line each: a root cause's name is the error);
@@ -274,21 +275,12 @@ def _record(*, agent: str, session: str, digests: dict[int, str], now: datetime,
     if not digests:
         return
     with transaction.atomic():
-        _commit_unwaited()
+        commit_unwaited()
         if reinforced:
             entity_reinforce(entity_ids=reinforced, now=now, config=config, bound=True)
         if not session:
             return
         _ledger_note(agent=agent, session=session, digests=digests, now=now)
-
-
-def _commit_unwaited() -> None:
-    """This transaction's commit does not wait for its WAL to reach the disk: a context's
-    answer never waits on another writer's fsync (tens of ms on a busy disk). A crash can
-    lose the last fraction of a second of reinforcements and ledger rows (a repeat
-    injection at worst); the database stays consistent."""
-    with connection.cursor() as cursor:
-        cursor.execute("SET LOCAL synchronous_commit = off")
 
 
 # One statement for the whole injection: new entities are noted, known ones take the new

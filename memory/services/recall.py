@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, cast
 
+from django.db import transaction
+
 from memory import clock
 from memory.config import DecayConfig, RecallSection, config_get
 from memory.decay.formulas import EntityState, entity_strength
@@ -39,6 +41,7 @@ from memory.selectors.recall_memories import sparse_literal
 from memory.selectors.recall_terms import TextQuery, text_query
 from memory.services.entities import entity_reinforce
 from memory.services.memories import memories_reinforce
+from memory.services.sql import commit_unwaited
 
 Unit = Literal["entity", "memory"]
 SNIPPET_CHARS = 240
@@ -567,12 +570,15 @@ def _fact_hit(fact: by_memory.FactFound, entry: Fused, score: float) -> Hit:
 
 def _reinforce(hits: Sequence[Hit], *, now: datetime, config: DecayConfig) -> int:
     """Each returned hit once: entities (and the entities of fact hits) in one statement,
-    memories in one statement."""
+    memories in one statement, one transaction whose commit does not wait for the disk."""
     entity_ids = {h.entity_id for h in hits if h.entity_id is not None}
     memory_ids = {int(h.ref) for h in hits if h.kind == "memory"}
-    count = entity_reinforce(entity_ids=entity_ids, now=now, config=config, bound=True)
-    count += memories_reinforce(memory_ids=list(memory_ids), now=now)
-    return count
+    if not entity_ids and not memory_ids:
+        return 0
+    with transaction.atomic():
+        commit_unwaited()
+        count = entity_reinforce(entity_ids=entity_ids, now=now, config=config, bound=True)
+        return count + memories_reinforce(memory_ids=list(memory_ids), now=now)
 
 
 def query_encoders(*, config: DecayConfig | None = None) -> dict[str, Callable[[str], str]]:

@@ -45,3 +45,15 @@ def connection_url() -> str:
     if host.startswith("/"):
         return f"postgresql://{user}{password}@/{quote(s['NAME'])}?host={quote(host)}"
     return f"postgresql://{user}{password}@{host}:{s['PORT'] or 5432}/{quote(s['NAME'])}"
+
+
+def commit_unwaited() -> None:
+    """This transaction's commit does not wait for its WAL to reach the disk (tens of ms on a
+    busy disk, a few on an idle one): for what a crash may lose without harm (a recall's
+    reinforcements, a context's ledger rows: a repeat injection at worst). The database
+    stays consistent. Only in a transaction of its own (the outermost atomic block): inside
+    a caller's, the caller's writes would commit unwaited too."""
+    if len(connection.atomic_blocks) != 1:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL synchronous_commit = off")
