@@ -18,9 +18,8 @@ def follow_main(database_url: str, redis_url: str, counts: SynchronizedArray[int
                 upstream_counts: SynchronizedArray[int] | None = None,
                 stored: Synchronized[int] | None = None, source: str | None = None) -> None:
     """`stage` "analyze" follows the raw log of `source` (`stored`: the events it committed
-    so far),
-    "retain" the analysis (whose counts are `upstream_counts`); `done` is set once the stage
-    has nothing left after its upstream was done."""
+    so far), "retain" the analysis (whose counts are `upstream_counts`); `done` is set once
+    the stage has nothing left after its upstream was done."""
     # Ctrl-C reaches the whole process group: the importer stops this process (SIGTERM).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ["DATABASE_URL"], os.environ["REDIS_URL"] = database_url, redis_url
