@@ -16,9 +16,9 @@ from django.db import migrations
 COLUMNS = ("actors", "payload_typed")
 
 
-def _statistics(target: int) -> list[str]:
-    return [f"ALTER TABLE memory_observation ALTER COLUMN {column} SET STATISTICS {target}"
-            for column in COLUMNS]
+def _statistics(target: int) -> str:
+    return "ALTER TABLE memory_observation " + ", ".join(
+        f"ALTER COLUMN {column} SET STATISTICS {target}" for column in COLUMNS)
 
 
 class Migration(migrations.Migration):
