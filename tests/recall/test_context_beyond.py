@@ -17,6 +17,7 @@ from insight.services.analysis import analysis_drain
 from memory.config import config_get
 from memory.services import context as assembly
 from memory.services.events import event_append_many
+from memory.services.recall import recall_run
 from memory.services.retain import retain_drain
 from memory.services.taxonomy import taxonomy_sync
 from tests.insight.analyzers import factories as f
@@ -59,8 +60,6 @@ def _candidates() -> tuple[Any, ...]:
 def test_the_recall_beyond_the_project_runs_beside_it(rules: None,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     asked: list[tuple[str, str]] = []
-    recall_run = assembly.recall_run
-
     def spied(**kwargs: Any) -> Any:
         asked.append((kwargs["filters"].project, threading.current_thread().name))
         return recall_run(**kwargs)

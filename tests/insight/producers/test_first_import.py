@@ -229,6 +229,7 @@ def test_another_sources_events_are_analyzed_once_the_raw_log_is_complete(
     memories_remember(source="api:lyra", memories=[
         {"text": "The billing service listens on port 8042.", "actor": "Mira"}])
     stages = _ingest(_corpus(tmp_path))["stages"]
+    assert isinstance(stages, dict)
     assert stages["events_analyzed"] == MemoryEvent.objects.count()
     assert stages["memories_embedded"] == Memory.objects.filter(embedded=True).count() == 1
     assert not first_import_waiting()
