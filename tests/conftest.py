@@ -48,6 +48,18 @@ def _compiled_truths_in_a_temporary_directory(
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _context_thread_disconnected(django_db_setup: None) -> Iterator[None]:
+    """Context assembly recalls beyond a project in a thread of its own, which keeps its
+    database connection: closed before the test database is dropped."""
+    yield
+    from django.db import connections
+
+    from memory.services.context import _BEYOND
+
+    _BEYOND.submit(connections.close_all).result()
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _flush_past_the_append_only_log() -> Iterator[None]:
     """Transactional tests end with a TRUNCATE of every table; the event log's trigger refuses
     TRUNCATE, so the test flush (and only it) runs with that trigger ignored."""

@@ -6,12 +6,11 @@ recalls in turn find."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from django.db import connections, transaction
+from django.db import transaction
 
 from insight.services.analysis import analysis_drain
 from memory.config import config_get
@@ -37,7 +36,7 @@ def _said(project: str, text: str, session: str) -> dict[str, Any]:
 
 
 @pytest.fixture
-def rules() -> Iterator[None]:
+def rules() -> None:
     taxonomy_sync()
     event_append_many(source="claude-code", events=[
         _said("shop", "Never use lodash, use ramda.", "s1"),
@@ -45,9 +44,6 @@ def rules() -> Iterator[None]:
         _said("blog", "Never push to main in all projects.", "b2")])
     analysis_drain()
     retain_drain(embed=False)
-    yield
-    # the thread's connection, closed before the test database is dropped
-    assembly._BEYOND.submit(connections.close_all).result()
 
 
 def _candidates() -> tuple[Any, ...]:
