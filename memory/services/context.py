@@ -124,14 +124,10 @@ def _candidates(*, query: str, project: str, section: ContextSection, now: datet
     matched: dict[int, list[int]] = {}
     recall = functools.partial(recall_run, query=query, limit=section.candidates,
                                reinforce=False, now=now, config=config)
-    if project and not connection.in_atomic_block:
-        beyond = _BEYOND.submit(_recalled_beyond, recall)
-        results = [recall(filters=RecallFilters(project=project)), beyond.result()]
-    elif project:
-        results = [recall(filters=RecallFilters(project=project)),
-                   recall(filters=RecallFilters())]
-    else:
-        results = [recall(filters=RecallFilters())]
+    beyond = (_BEYOND.submit(_recalled_beyond, recall)
+              if project and not connection.in_atomic_block else None)
+    results = [recall(filters=RecallFilters(project=project))] if project else []
+    results.append(beyond.result() if beyond is not None else recall(filters=RecallFilters()))
     for result in results:
         for hit in result.hits:
             if hit.entity_id is not None and hit.kind == "entity":

@@ -40,6 +40,7 @@ from memory.retain.horizon import order_key_sql, retain_horizon
 from memory.services.embeddings import embedding_passes_run
 from memory.services.locks import LOCK_TIMEOUT_SECONDS, retain_lock
 from memory.services.retain_chunk import ChunkReport, chunk_retain, chunk_views_lock
+from memory.services.sql import commit_unwaited
 
 logger = logging.getLogger(__name__)
 
@@ -133,8 +134,7 @@ def _attempt_begin(ids: list[str]) -> RetainAttempt:
     if connection.in_atomic_block:
         return RetainAttempt.objects.create(observation_ids=ids)
     with transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute("SET LOCAL synchronous_commit TO OFF")
+        commit_unwaited()
         return RetainAttempt.objects.create(observation_ids=ids)
 
 
