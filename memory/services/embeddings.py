@@ -26,7 +26,7 @@ from memory.models import DedupState, Entity, EntityEmbedding, EntityStatus, Mer
 from memory.models.embeddings import EMBEDDING_DIMENSION
 from memory.models.memories import Memory
 from memory.retain.embedders import embedder_get
-from memory.retain.names import names_agree
+from memory.retain.names import name_embedding_text, names_agree
 from memory.services.locks import retain_lock
 from memory.services.memories_embed import memory_embed_pending
 from memory.services.merges import entity_merge
@@ -69,33 +69,37 @@ def entity_embed_pending(*, config: DecayConfig | None = None, limit: int | None
     while limit is None or done < limit:
         rows = list(EntityEmbedding.objects.filter(_waiting_embedding(embedder.model_id))
                     .exclude(entity__status=EntityStatus.MERGED)
-                    .select_related("entity")
+                    .select_related("entity", "namespace")
                     .order_by("entity__created_at", "entity__key")
                     [:config.retain.embed_batch_size])
         if not rows:
             break
-        vectors = embedder.embed([row.text or row.entity.display_name for row in rows])
-        _vectors_save(rows, vectors, model=embedder.model_id, dimension=embedder.dimension)
+        # The Retain Job stores the text to embed; a row it did not write holds the name.
+        texts = [name_embedding_text(row.text or row.entity.display_name,
+                                     namespace=row.namespace.path,
+                                     path_names=config.retain.path_names) for row in rows]
+        _vectors_save(rows, texts, embedder.embed(texts), model=embedder.model_id,
+                      dimension=embedder.dimension)
         done += len(rows)
     return done
 
 
 _VECTORS_SAVE = """
 UPDATE memory_entityembedding AS m
-SET vector = v.vector::vector, model = %s, dimension = %s, embedded_at = %s
-FROM unnest(%s::bigint[], %s::text[]) AS v(entity_id, vector)
+SET vector = v.vector::vector, text = v.text, model = %s, dimension = %s, embedded_at = %s
+FROM unnest(%s::bigint[], %s::text[], %s::text[]) AS v(entity_id, text, vector)
 WHERE m.entity_id = v.entity_id
 """
 
 
-def _vectors_save(rows: list[EntityEmbedding], vectors: Any, *, model: str,
+def _vectors_save(rows: list[EntityEmbedding], texts: list[str], vectors: Any, *, model: str,
                   dimension: int) -> None:
     """One statement for a batch: bulk_update's CASE over 64 vectors of 384 floats cost more
     of the first import's CPU than the statement (each value an expression Django resolves).
     The vectors' text is pgvector's own (what the field stores)."""
     with connection.cursor() as cursor:
         cursor.execute(_VECTORS_SAVE, [model, dimension, clock.now(),
-                                       [row.entity_id for row in rows],
+                                       [row.entity_id for row in rows], texts,
                                        [Vector._to_db(vector) for vector in vectors]])
 
 

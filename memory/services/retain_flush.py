@@ -18,6 +18,7 @@ from memory import clock
 from memory.config import DecayConfig
 from memory.decay.formulas import EntityState, entity_strength, strength_after
 from memory.models import Conflict, ReviewItem
+from memory.retain.names import name_embedding_text
 from memory.selectors.sql import sql_rows
 from memory.services.memories_consolidate import memories_write
 from memory.services.retain_graph import FactRow, GraphCache, Node
@@ -83,8 +84,11 @@ def _entities(cache: GraphCache, writes: ChunkWrites, config: DecayConfig) -> No
         for node, (pk,) in zip(nodes, made, strict=True):
             node.id = pk
             cache.by_id[pk] = node
+        paths = config.retain.path_names
         _execute(_EMBEDDING_INSERT, [json_param(
-            (_id(n), n.namespace.pk, n.display_name, n.dedup) for n in nodes)])
+            (_id(n), n.namespace.pk, name_embedding_text(
+                n.display_name, namespace=n.namespace.path, path_names=paths), n.dedup)
+            for n in nodes)])
     renamed = [{"id": n.id, "names": n.aliases_added,
                 "display": n.display_name if n.renamed else None}
                for n in cache.nodes.values() if n.aliases_added and not n.new]

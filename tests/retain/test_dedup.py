@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from memory.models import Entity, EntityAlias, EntityMerge, Fact, Relation
+from memory.models import Entity, EntityAlias, EntityEmbedding, EntityMerge, Fact, Relation
 from memory.services.embeddings import embedding_passes_run
 from memory.services.merges import entity_merge_split
 from tests.retain.conftest import retain
@@ -78,6 +78,16 @@ def test_identifiers_never_merge_by_embedding() -> None:
     submit(*files)
     retain(embed=True)
     assert Entity.objects.filter(namespace__path="world:artifact", status="active").count() == 2
+    # A path's vector is its project's and base name's (config retain.path_names), also for
+    # a row the Retain Job did not write; the row says what was embedded.
+    texts = dict(EntityEmbedding.objects.filter(vector__isnull=False)
+                 .values_list("entity__display_name", "text"))
+    assert texts["cortex/src/invoice.py"] == "cortex invoice.py"
+    assert texts["Anya Petrova"] == "Anya Petrova"
+    EntityEmbedding.objects.filter(text="cortex invoices.py").delete()
+    embedding_passes_run()
+    assert EntityEmbedding.objects.get(entity__display_name="cortex/src/invoices.py").text == (
+        "cortex invoices.py")
 
 
 def test_a_wrong_merge_is_split_back() -> None:

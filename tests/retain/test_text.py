@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memory.retain.extraction import slug_of
-from memory.retain.names import names_agree
+from memory.retain.names import name_embedding_text, names_agree
 from memory.retain.text import content_lemmas, jaccard, normalize, polarity
 
 
@@ -72,3 +72,18 @@ def test_a_long_name_gets_a_bounded_slug_with_a_hash() -> None:
 ])
 def test_person_names_agree_token_by_token(left: str, right: str, same: bool) -> None:
     assert names_agree(left, right) is same
+
+
+@pytest.mark.parametrize(("name", "namespace", "text"), [
+    ("billing-api/src/users_old.py", "world:artifact", "billing-api users_old.py"),
+    ("billing-api/users.py", "world:artifact", "billing-api users.py"),
+    ("cortex/memory/models/graph.py", "world:artifact", "cortex models graph.py"),
+    ("~/.claude/CLAUDE.md", "world:artifact", ".claude CLAUDE.md"),
+    ("/etc/nginx/nginx.conf", "world:artifact", "nginx nginx.conf"),
+    ("zod", "world:artifact", "zod"),
+    ("CI/CD", "world:concept", "CI/CD"),
+])
+def test_a_file_path_is_embedded_as_its_project_and_base_name(name: str, namespace: str,
+                                                              text: str) -> None:
+    assert name_embedding_text(name, namespace=namespace,
+                               path_names=["world:artifact"]) == text
