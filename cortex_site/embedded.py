@@ -26,13 +26,17 @@ MAX_CONNECTIONS = 200
 # the write-ahead log was 465 of its 883 MB). Values in each setting's base unit (MB, s).
 # - The log holds what crash recovery needs, no more: no replica or archive reads it
 #   (`cortex backup` is pg_dump's), so `minimal` (with no WAL sender); a checkpoint once
-#   max_wal_size of it was written, and what min_wal_size keeps recycled, not PostgreSQL's
-#   1GB for a busy server. checkpoint_timeout is long: the size spaces them during an import.
+#   max_wal_size of it was written, not PostgreSQL's 1GB for a busy server. checkpoint_timeout
+#   is long: the size spaces them during an import. The segments a checkpoint frees are
+#   deleted, not kept renamed for reuse (wal_recycle; min_wal_size is then moot): after a
+#   300 MB corpus's first import and a CHECKPOINT, the log was the current segment and 3
+#   recycled ones (67 MB, 0.22x the corpus), now 1 or 2 (17-34 MB). A new segment is
+#   zero-filled when the log needs it (wal_init_zero stays on: its space is then on disk).
 # - Autovacuum looks often and works at full speed, so that the rows an import updates (each
 #   observation once retained, the cursors) are reused rather than the tables grown.
 WAL_LEVEL = {"max_wal_senders": "0", "wal_level": "minimal"}  # in this order: at restart
 STORAGE = {
-    "max_wal_size": "64", "min_wal_size": "32", "checkpoint_timeout": "900",
+    "max_wal_size": "64", "min_wal_size": "32", "checkpoint_timeout": "900", "wal_recycle": "off",
     "autovacuum_naptime": "15", "autovacuum_vacuum_cost_limit": "2000",
     "autovacuum_vacuum_scale_factor": "0.05", "autovacuum_vacuum_insert_scale_factor": "0.05",
     "autovacuum_analyze_scale_factor": "0.05",
