@@ -14,8 +14,9 @@ operator would, by queries made from its path alone (not from anything Cortex co
 `unit=entity`, no reinforcement, every strategy on: recall@5 and MRR@10 of the entity (a
 query for a file name several projects have counts any of them at rank 1 when its project
 is not named), with the vectors the graph holds. Then the same with the files' vectors made
-from another text (`--texts`: the whole path, the project and the base name, the project,
-the parent directory and the base name, the base name alone), and with them gone (set to
+from another text (`--texts`: the whole path; `shipped`, what retain.path_names embeds: the
+project, the parent directory when not the project's top one, and the base name; the
+project, the parent directory and the base name; the base name alone), and with them gone (set to
 NULL: the vector strategy finds no file then), each in a transaction rolled back at the
 end; beside each text its tokens (what the embedder's CPU is proportional to: ~1.3 ms a
 token) and the embedder's CPU over the files.
@@ -36,6 +37,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.machine import machine_describe  # noqa: E402
+from memory.retain.names import name_embedding_text  # noqa: E402
+
+ARTIFACT = "world:artifact"
 
 KINDS = ("name", "project and name", "words", "path")
 
@@ -46,7 +50,8 @@ def _parts(path: str) -> tuple[str, ...]:
 
 TEXTS: dict[str, Callable[[str], str]] = {
     "path": lambda path: path,
-    "project name": lambda path: " ".join(dict.fromkeys((_parts(path)[0], _parts(path)[-1]))),
+    "shipped": lambda path: name_embedding_text(path, namespace=ARTIFACT,
+                                                path_names=[ARTIFACT]),
     "project parent name": lambda path: " ".join(
         dict.fromkeys((_parts(path)[0], *_parts(path)[-2:]))),
     "name": lambda path: _parts(path)[-1],
@@ -118,7 +123,7 @@ def main() -> None:
     from memory.retain.embedders import embedder_get
 
     print(machine_describe(), flush=True)
-    files = list(Entity.objects.filter(namespace__path="world:artifact", display_name__contains="/")
+    files = list(Entity.objects.filter(namespace__path=ARTIFACT, display_name__contains="/")
                  .order_by("key").values_list("key", "display_name"))
     if args.limit:
         files = files[:args.limit]
@@ -144,7 +149,7 @@ def main() -> None:
             _print(_ask(files))
             transaction.set_rollback(True)
     with transaction.atomic():
-        EntityEmbedding.objects.filter(entity__namespace__path="world:artifact").update(
+        EntityEmbedding.objects.filter(entity__namespace__path=ARTIFACT).update(
             vector=None)
         print("  without their vectors:", flush=True)
         _print(_ask(files))
