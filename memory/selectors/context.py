@@ -268,11 +268,9 @@ def _entities_now(ids: Sequence[int], *, known: Mapping[int, EntityNow], now: da
     """Each entity's key, name, strength at `now` and pin: read for those not `known`."""
     found = {pk: known[pk] for pk in ids if pk in known}
     missing = [pk for pk in ids if pk not in known]
-    for entity in entities_at(ids=missing, at=now, config=config,
-                              fields=("id", "key", "display_name", "pinned")):
+    for entity in entities_at(ids=missing, at=now, config=config):
         found[entity.pk] = EntityNow(key=entity.key, name=entity.display_name,
-                                     strength=getattr(entity, STRENGTH_NOW),
-                                     pinned=entity.pinned)
+                                     strength=entity.strength_now, pinned=entity.pinned)
     return found
 
 

@@ -22,7 +22,6 @@ from memory import clock
 from memory.config import DecayConfig, RecallSection, config_get
 from memory.decay.formulas import EntityState, entity_strength
 from memory.errors import Invalid
-from memory.models import Entity
 from memory.recall.fusion import (
     Candidate,
     Fused,
@@ -35,8 +34,13 @@ from memory.recall.when import Window, query_window
 from memory.retain.embedders import Embedder, embedder_get, sparse_encoder_get
 from memory.selectors import recall as strategies
 from memory.selectors import recall_memories as by_memory
-from memory.selectors.entities import STRENGTH_NOW
-from memory.selectors.recall import RecallFilters, Scope, TextCandidates, vector_literal
+from memory.selectors.recall import (
+    EntityAt,
+    RecallFilters,
+    Scope,
+    TextCandidates,
+    vector_literal,
+)
 from memory.selectors.recall_memories import sparse_literal
 from memory.selectors.recall_terms import TextQuery, text_query
 from memory.services.entities import entity_reinforce
@@ -315,10 +319,10 @@ def _graph(*, seeds: Mapping[Ref, Fused], scope: Scope, include_faded: bool,
     return sorted(found.values(), key=lambda c: (-c.score, str(c.ref)))[:section.candidates]
 
 
-def _entity_rows(ids: Collection[int], *, scope: Scope, config: DecayConfig) -> dict[int, Entity]:
-    rows = strategies.entities_at(ids=ids, at=scope.at, config=config,
-                                  fields=("id", "key", "display_name", "pinned", "namespace_id"))
-    return {entity.pk: entity for entity in rows}
+def _entity_rows(ids: Collection[int], *, scope: Scope, config: DecayConfig
+                 ) -> dict[int, EntityAt]:
+    return {entity.pk: entity for entity in strategies.entities_at(ids=ids, at=scope.at,
+                                                                   config=config)}
 
 
 def _entity_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
@@ -369,9 +373,9 @@ def _entity_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
     return hits
 
 
-def _strength_of(entity: Entity) -> float:
-    """An entity's strength (annotated) within [0, 1]; pinned counts as 1."""
-    strength = getattr(entity, STRENGTH_NOW)
+def _strength_of(entity: EntityAt) -> float:
+    """An entity's strength within [0, 1]; pinned counts as 1."""
+    strength = entity.strength_now
     if strength is None:
         return 1.0 if entity.pinned else 0.0
     return _bounded(float(strength), pinned=entity.pinned)
@@ -388,13 +392,13 @@ def _edge_text(via: str, names: Mapping[int, str]) -> str:
             f"{names.get(int(target), target)}")
 
 
-def _entity_hit(entity: Entity, entry: Fused, score: float, *, names: Mapping[int, str]) -> Hit:
+def _entity_hit(entity: EntityAt, entry: Fused, score: float, *, names: Mapping[int, str]) -> Hit:
     relations = [_edge_text(via, names) for via in entry.via if via.startswith(EDGE)]
     matched = [via for via in entry.via if not via.startswith(EDGE)]
     snippet = next((via.removeprefix("fact: ") for via in matched if via.startswith("fact: ")),
                    entity.display_name)
     return Hit(kind="entity", ref=entity.key, name=entity.display_name, score=score,
-               strength=getattr(entity, STRENGTH_NOW), pinned=entity.pinned,
+               strength=entity.strength_now, pinned=entity.pinned,
                snippet=snippet[:SNIPPET_CHARS], relations=relations, matched=matched,
                strategies=entry.strategies, entity_id=entity.pk)
 
