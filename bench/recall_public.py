@@ -291,8 +291,6 @@ def variants(only: Sequence[str]) -> list[Variant]:
              for f in ("linear", "zscore", "rrf") if f != section.memory_fusion]
     rows += [(f"context share {share:g}", {"recall": {"context_share": share}})
              for share in (0.0, 1.0)]
-    rows += [(f"vector_ef_search {ef}", {"recall": {"vector_ef_search": ef}})
-             for ef in (40, 100) if ef != section.vector_ef_search]
     return [v for v in rows if not only or any(o in v[0] for o in only)]
 
 
