@@ -142,9 +142,10 @@ class Run:
 
 
 class _ProcessCpu:
-    """User + system seconds of each child of a process, sampled from /proc while it runs (a
-    child's counters go with it: its last sample counts, up to `every` short), in the order
-    the children started. `marker`: only the children whose command line holds it.
+    """User + system seconds of each child of a process and of their own children (the first
+    import's retain stage is forked by the analysis's process), sampled from /proc while it
+    runs (a child's counters go with it: its last sample counts, up to `every` short), in the
+    order they started. `marker`: only the children whose command line holds it.
     multiprocessing's resource tracker is never counted: it starts before the stages, and
     on a slow machine its imports alone passed for a stage."""
 
@@ -180,7 +181,8 @@ class _ProcessCpu:
                 with contextlib.suppress(OSError, IndexError, ValueError):
                     fields = stat.read_text().rsplit(")", 1)[1].split()
                     pid = int(stat.parent.name)
-                    if int(fields[1]) == parent and self._counted(pid):
+                    if (int(fields[1]) == parent or int(fields[1]) in self.seen) \
+                            and self._counted(pid):
                         cpu = (int(fields[11]) + int(fields[12])) / tick
                         self.seen[pid] = (int(fields[19]), pid, cpu)
 

@@ -1,6 +1,8 @@
 """The analysis and retain stages of `cortex ingest`, each in a process of its own, beside
-the raw ingestion (the GIL would serialize them in threads), on the same database; counts
-come back through shared memory for the progress display.
+the raw ingestion (the GIL would serialize them in threads), on the same database: the
+analysis in a spawned process, the retain stage in a child it forks once Django is set up
+(insight/management/first_import_main.py); counts come back through shared memory for the
+progress display.
 
 The followers are spawned once there is something new to read (or the raw log has new
 events): a run that has nothing to read (an unchanged corpus) runs the stages in its own
@@ -20,7 +22,7 @@ from typing import Any
 
 from django.db import connection
 
-from insight.management.first_import_main import follow_main
+from insight.management.first_import_main import stages_main
 from insight.services.first_import import StageTally, first_import_follow, first_import_waiting
 from memory.services.sql import connection_url
 
@@ -80,12 +82,13 @@ class Stages:
 
 
 class Follower:
-    """Two processes, the analysis following the raw log and the retain stage following the
-    analysis (on 2 cores they overlap once the raw log is read). Each waits, while its
-    upstream runs, for a batch's worth of work without asking the database: the analysis
-    reads how many events the raw log committed (`stored`, set by the importer), the retain
-    stage the analysis's counts. `raw_done()` once the raw log is complete; `wait(tick)`
-    calls `tick` while they finish."""
+    """The analysis following the raw log and the retain stage following the analysis (on 2
+    cores they overlap once the raw log is read), in one spawned process and the child it
+    forks once Django is set up (`stages_main`). Each waits, while its upstream runs, for a
+    batch's worth of work without asking the database: the analysis reads how many events
+    the raw log committed (`stored`, set by the importer), the retain stage the analysis's
+    counts. `raw_done()` once the raw log is complete; `wait(tick)` calls `tick` while they
+    finish."""
 
     STAGES = ("analyze", "retain")
 
@@ -96,13 +99,10 @@ class Follower:
         self._done = [_SPAWN.Event() for _ in range(len(self.STAGES) + 1)]  # raw, analyzed, all
         self.processes = [
             _SPAWN.Process(
-                target=follow_main, name=f"cortex-first-import-{stage}", daemon=True,
-                args=(database_url, redis_url, self.counts[index], self._done[index],
-                      self._done[index + 1], os.getpid(), stage, POLL_SECONDS,
-                      LOCK_TIMEOUT_SECONDS, self.counts[index - 1] if index else None,
-                      None if index else self.stored),
+                target=stages_main, name="cortex-first-import", daemon=True,
+                args=(database_url, redis_url, self.counts, self._done, os.getpid(),
+                      POLL_SECONDS, LOCK_TIMEOUT_SECONDS, self.stored),
                 kwargs={"source": source})
-            for index, stage in enumerate(self.STAGES)
         ]
         for process in self.processes:
             process.start()

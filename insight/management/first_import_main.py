@@ -1,25 +1,57 @@
-"""The entry point of the first import's follower process (insight/management/first_import.py).
+"""The entry point of the first import's stages (insight/management/first_import.py).
 Spawned: a fresh interpreter unpickles this module before Django is set up, so it imports
-nothing of Django or of the apps until `django.setup()` ran."""
+nothing of Django or of the apps until `django.setup()` ran. The analysis runs in the spawned
+process; the retain stage in a child it forks once Django is set up (before any connection
+or thread): one interpreter's and Django's start instead of two."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import gc
 import os
 import signal
+import sys
+import traceback
+from collections.abc import Callable
 from multiprocessing.sharedctypes import Synchronized, SynchronizedArray
 from multiprocessing.synchronize import Event
+from types import FrameType
+from typing import NoReturn
 
 
-def follow_main(database_url: str, redis_url: str, counts: SynchronizedArray[int],
-                upstream_done: Event, done: Event, parent: int, stage: str,
-                poll_seconds: float, lock_timeout: float,
-                upstream_counts: SynchronizedArray[int] | None = None,
-                stored: Synchronized[int] | None = None, source: str | None = None) -> None:
-    """`stage` "analyze" follows the raw log of `source` (`stored`: the events it committed
-    so far), "retain" the analysis (whose counts are `upstream_counts`); `done` is set once
-    the stage has nothing left after its upstream was done."""
+class _Child:
+    """The forked retain stage, seen from the analysis's process: its exit code once it
+    ended (None while it runs), read without waiting."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.code: int | None = None
+
+    def exitcode(self, *, wait: bool = False) -> int | None:
+        if self.code is None:
+            with contextlib.suppress(ChildProcessError):  # reaped meanwhile (a signal's stop)
+                pid, status = os.waitpid(self.pid, 0 if wait else os.WNOHANG)
+                if pid:
+                    self.code = os.waitstatus_to_exitcode(status)
+        return self.code
+
+    def stop(self) -> None:
+        if self.code is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGTERM)
+            self.exitcode(wait=True)
+
+
+def stages_main(database_url: str, redis_url: str, counts: list[SynchronizedArray[int]],
+                done: list[Event], parent: int, poll_seconds: float, lock_timeout: float,
+                stored: Synchronized[int], source: str | None = None) -> None:
+    """The analysis follows the raw log of `source` (`stored`: the events it committed so
+    far) and sets `done[1]` once it has nothing left after the raw log was complete
+    (`done[0]`); the retain stage follows the analysis (its counts) and sets `done[2]`. Each
+    stage's counts go to `counts[0]` and `counts[1]`. Exits with the retain stage's code when
+    it failed; the retain stage stops when this process is gone, and this process stops it
+    when the importer is."""
     # Ctrl-C reaches the whole process group: the importer stops this process (SIGTERM).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ["DATABASE_URL"], os.environ["REDIS_URL"] = database_url, redis_url
@@ -28,28 +60,74 @@ def follow_main(database_url: str, redis_url: str, counts: SynchronizedArray[int
 
     gc.disable()  # as the `cortex` script (cortex_site/cli.py): no collection while Django loads
     django.setup()
-    from insight.services.first_import import StageTally, first_import_follow
+    from django.db import connections
 
+    connections.close_all()  # none is open yet; the child must never share one
     gc.freeze()
     gc.enable()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    analysis = os.getpid()
+    pid = os.fork()
+    if pid == 0:
+        _retain_child(counts, done, analysis, poll_seconds, lock_timeout)
+    child = _Child(pid)
+
+    def terminated(signum: int, frame: FrameType | None) -> None:
+        child.stop()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, terminated)
+    try:
+        _stage(counts[0], done[0], done[1], lambda: os.getppid() == parent and not child.exitcode(),
+               stage="analyze", poll_seconds=poll_seconds, lock_timeout=lock_timeout,
+               backlog=lambda tally: int(stored.value) - tally.events_analyzed, source=source)
+        while child.exitcode() is None and os.getppid() == parent:
+            done[2].wait(poll_seconds)
+    finally:
+        child.stop()  # the importer is gone, or this stage failed: what it committed stays
+    if child.exitcode():
+        sys.exit(child.exitcode())
+
+
+def _retain_child(counts: list[SynchronizedArray[int]], done: list[Event], analysis: int,
+                  poll_seconds: float, lock_timeout: float) -> NoReturn:
+    """The retain stage, in the forked child."""
+    code = 1
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        from insight.services.first_import import StageTally
+
+        created = [f.name for f in dataclasses.fields(StageTally)].index("observations_created")
+        _stage(counts[1], done[1], done[2], lambda: os.getppid() == analysis, stage="retain",
+               poll_seconds=poll_seconds, lock_timeout=lock_timeout,
+               backlog=lambda tally: int(counts[0][created]) - tally.retained)
+        code = 0
+    except BaseException:  # noqa: BLE001 - said on stderr, then the exit code tells the importer
+        traceback.print_exc()
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)  # not the analysis's exit handlers: they are its process's
+
+
+def _stage(counts: SynchronizedArray[int], upstream_done: Event, done: Event,
+           alive: Callable[[], bool], *, stage: str, poll_seconds: float, lock_timeout: float,
+           backlog: Callable[..., int], source: str | None = None) -> None:
+    from insight.services.first_import import StageTally, first_import_follow
 
     names = [f.name for f in dataclasses.fields(StageTally)]
 
     def report(tally: StageTally) -> None:
         counts[:] = [getattr(tally, name) for name in names]
 
-    created = names.index("observations_created")
-
-    def backlog(tally: StageTally) -> int:
-        if stored is not None:  # events committed that this stage has not read
-            return int(stored.value) - tally.events_analyzed
-        assert upstream_counts is not None  # observations made that it has not retained
-        return int(upstream_counts[created]) - tally.retained
-
-    first_import_follow(raw_done=upstream_done.is_set, alive=lambda: os.getppid() == parent,
-                        report=report, poll_seconds=poll_seconds, lock_timeout=lock_timeout,
+    first_import_follow(raw_done=upstream_done.is_set, alive=alive, report=report,
+                        poll_seconds=poll_seconds, lock_timeout=lock_timeout,
                         analyze=stage == "analyze", retain=stage == "retain", source=source,
-                        backlog=backlog if upstream_counts is not None or stored is not None
-                        else None)
-    if os.getppid() == parent:
+                        backlog=backlog)
+    if alive():
         done.set()
