@@ -16,6 +16,7 @@ from insight.analyzers.base import Analyzer, Event, ObservationDraft
 from insight.analyzers.events import draft, occurred_at, payload
 from insight.analyzers.sentiment import sentiment_of
 from insight.analyzers.text import excerpt, language_of
+from insight.lexicons import SAFE_LOADER
 from memory.config import config_get
 from memory.retain.memories import SPEAKER
 from memory.retain.mentions import MentionLexicon, claims_extract, mentions_extract
@@ -33,7 +34,7 @@ def _words(raw: Mapping[str, Any], name: str) -> frozenset[str]:
 
 @cache
 def mention_lexicon() -> MentionLexicon:
-    raw = yaml.safe_load(_LEXICON.read_text(encoding="utf-8"))
+    raw = yaml.load(_LEXICON.read_text(encoding="utf-8"), Loader=SAFE_LOADER)  # noqa: S506
     sets = ("places", "organizations", "tools", "libraries", "org_suffixes", "titles",
             "person_cues", "place_cues", "weak_place_cues", "org_cues", "project_words",
             "common_words", "everyday_words", "claim_verbs", "claim_negations", "articles")
