@@ -15,6 +15,7 @@ from insight.services.analysis import analysis_drain
 from memory.config import config_get
 from memory.recall.fusion import Candidate, Ref, language_centred
 from memory.selectors import recall_terms
+from memory.selectors.recall_bm25 import StemWeights, bm25_sql
 from memory.services.memories import memories_remember
 from memory.services.recall import recall_run
 from memory.services.retain import retain_drain
@@ -109,3 +110,19 @@ def test_the_vector_embeds_a_long_querys_first_characters_cut_at_a_word() -> Non
                        short, recall=dataclasses.replace(config.recall,
                                                          vector_query_chars=chars)))
     assert asked == ["pottery class schedule", "pottery class"]
+
+
+@pytest.mark.django_db
+def test_bm25_scores_a_memory_by_its_formula() -> None:
+    # idf summed over the stems the memory holds ('zebra', 'road'; not 'piano'), times
+    # (k1 + 1) / (1 + k1 (1 - b + b len / avg)), len its number of lexemes
+    _remember([("z", "a zebra crossed the dusty road")])
+    weights = StemWeights(stems=("'zebra'", "'road'", "'piano'"), idf=(2.0, 0.5, 7.0),
+                          average_length=4.0)
+    sql, params = bm25_sql("m.search", weights, k1=1.2, b=0.1)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {sql}, length(m.search) FROM memory_memory m "
+                       "WHERE m.source_id = 'z'", params)
+        score, length = cursor.fetchone()
+    assert score == pytest.approx((2.0 + 0.5) * 2.2 / (1 + 1.2 * (0.9 + 0.1 * length / 4.0)),
+                                  rel=1e-12)
