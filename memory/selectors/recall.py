@@ -777,10 +777,10 @@ def entities_at(*, ids: Collection[int], at: datetime, config: DecayConfig) -> l
                                 ids=list(ids))
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        names = [column.name for column in cursor.description]
-        rows = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
-    return [EntityAt(pk=row["id"], key=row["key"], display_name=row["display_name"],
-                     pinned=row["pinned"], strength_now=row[STRENGTH_NOW]) for row in rows]
+        index = {column.name: i for i, column in enumerate(cursor.description)}
+        return [EntityAt(pk=row[index["id"]], key=row[index["key"]],
+                         display_name=row[index["display_name"]], pinned=row[index["pinned"]],
+                         strength_now=row[index[STRENGTH_NOW]]) for row in cursor.fetchall()]
 
 
 def project_entity_ids(*, project: str, limit: int = 5000) -> tuple[int, ...]:
