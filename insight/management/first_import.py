@@ -8,9 +8,11 @@ The followers are spawned once there is something new to read (or the raw log ha
 events): a run that has nothing to read (an unchanged corpus) runs the stages in its own
 process instead, where they find what an
 interrupted run left, or nothing: one question first (`first_import_waiting`: a few indexed
-reads), the stages' round only when it finds something. The follower stops when the importer is
-gone (a SIGKILL leaves committed state only: the next run resumes), and exits non-zero when
-a stage fails."""
+reads, and `first_sleep_wanted`: two), the stages' round only when it finds something. The
+stages end with the sleep cycle of a graph no sleep cycle has consolidated yet
+(insight/management/first_import_sleep.py), in the retain stage's process. The follower
+stops when the importer is gone (a SIGKILL leaves committed state only: the next run
+resumes), and exits non-zero when a stage fails."""
 
 from __future__ import annotations
 
@@ -69,11 +71,13 @@ class Stages:
         if self.follower is not None:
             self.follower.raw_done()
             return self.follower.wait(tick)
-        if not first_import_waiting():  # an unchanged corpus, nothing left by a run before
-            return 0
-        self._inline = first_import_follow(raw_done=lambda: True, alive=lambda: True,
-                                           report=lambda _: tick(), poll_seconds=POLL_SECONDS,
-                                           lock_timeout=LOCK_TIMEOUT_SECONDS)
+        from insight.management.first_import_sleep import first_sleep
+
+        if first_import_waiting():  # else an unchanged corpus, nothing left by a run before
+            self._inline = first_import_follow(
+                raw_done=lambda: True, alive=lambda: True, report=lambda _: tick(),
+                poll_seconds=POLL_SECONDS, lock_timeout=LOCK_TIMEOUT_SECONDS)
+        first_sleep()  # a first import's, when none finished (interrupted before it did)
         return 0
 
     def stop(self) -> None:

@@ -48,7 +48,8 @@ def stages_main(database_url: str, redis_url: str, counts: list[SynchronizedArra
                 stored: Synchronized[int], source: str | None = None) -> None:
     """The analysis follows the raw log of `source` (`stored`: the events it committed so
     far) and sets `done[1]` once it has nothing left after the raw log was complete
-    (`done[0]`); the retain stage follows the analysis (its counts) and sets `done[2]`. Each
+    (`done[0]`); the retain stage follows the analysis (its counts), runs a first import's
+sleep cycle once nothing is left pending, and sets `done[2]`. Each
     stage's counts go to `counts[0]` and `counts[1]`. Exits with the retain stage's code when
     it failed; the retain stage stops when this process is gone, and this process stops it
     when the importer is."""
@@ -93,16 +94,22 @@ def stages_main(database_url: str, redis_url: str, counts: list[SynchronizedArra
 
 def _retain_child(counts: list[SynchronizedArray[int]], done: list[Event], analysis: int,
                   poll_seconds: float, lock_timeout: float) -> NoReturn:
-    """The retain stage, in the forked child."""
+    """The retain stage, in the forked child; then, once nothing is left pending, the sleep
+    cycle of a first import (insight/management/first_import_sleep.py)."""
     code = 1
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
         from insight.services.first_import import StageTally
 
         created = [f.name for f in dataclasses.fields(StageTally)].index("observations_created")
-        _stage(counts[1], done[1], done[2], lambda: os.getppid() == analysis, stage="retain",
+        _stage(counts[1], done[1], None, lambda: os.getppid() == analysis, stage="retain",
                poll_seconds=poll_seconds, lock_timeout=lock_timeout,
                backlog=lambda tally: int(counts[0][created]) - tally.retained)
+        if os.getppid() == analysis:  # nothing is left pending: the first sleep cycle
+            from insight.management.first_import_sleep import first_sleep
+
+            first_sleep()
+            done[2].set()
         code = 0
     except BaseException:  # noqa: BLE001 - said on stderr, then the exit code tells the importer
         traceback.print_exc()
@@ -115,7 +122,7 @@ def _retain_child(counts: list[SynchronizedArray[int]], done: list[Event], analy
         os._exit(code)  # not the analysis's exit handlers: they are its process's
 
 
-def _stage(counts: SynchronizedArray[int], upstream_done: Event, done: Event,
+def _stage(counts: SynchronizedArray[int], upstream_done: Event, done: Event | None,
            alive: Callable[[], bool], *, stage: str, poll_seconds: float, lock_timeout: float,
            backlog: Callable[..., int], source: str | None = None) -> None:
     from insight.services.first_import import StageTally, first_import_follow
@@ -129,5 +136,5 @@ def _stage(counts: SynchronizedArray[int], upstream_done: Event, done: Event,
                         poll_seconds=poll_seconds, lock_timeout=lock_timeout,
                         analyze=stage == "analyze", retain=stage == "retain", source=source,
                         backlog=backlog)
-    if alive():
+    if done is not None and alive():
         done.set()
