@@ -1,15 +1,16 @@
 """The analysis and retain stages of `cortex ingest`, each in a process of its own, beside
 the raw ingestion (the GIL would serialize them in threads), on the same database: the
-analysis in a spawned process, the retain stage in a child it forks once Django is set up
-(insight/management/first_import_main.py); counts come back through shared memory for the
-progress display.
+analysis in a process the importer forks when its command starts (before any thread or
+connection: the interpreter, Django and the apps come loaded), the retain stage in a child
+that process forks in turn (insight/management/first_import_main.py); counts come back
+through shared memory for the progress display.
 
-The followers are spawned once there is something new to read (or the raw log has new
-events): a run that has nothing to read (an unchanged corpus) runs the stages in its own
-process instead, where they find what an
-interrupted run left, or nothing: one question first (`first_import_waiting`: a few indexed
-reads, and `first_sleep_wanted`: two), the stages' round only when it finds something. The
-stages end with the sleep cycle of a graph no sleep cycle has consolidated yet
+The followers start once there is something new to read (or the raw log has new events):
+a run that has nothing to read (an unchanged corpus) lets their process exit and runs the
+stages in its own process instead, where they find what an interrupted run left, or
+nothing: one question first (`first_import_waiting`: a few indexed reads, and
+`first_sleep_wanted`: two), the stages' round only when it finds something. The stages end
+with the sleep cycle of a graph no sleep cycle has consolidated yet
 (insight/management/first_import_sleep.py), in the retain stage's process. The follower
 stops when the importer is gone (a SIGKILL leaves committed state only: the next run
 resumes), and exits non-zero when a stage fails."""
@@ -22,30 +23,33 @@ from collections.abc import Callable
 from dataclasses import fields
 from typing import Any
 
-from django.db import connection
+from django.db import connection, connections
 
 from insight.management.first_import_main import stages_main
 from insight.services.first_import import StageTally, first_import_follow, first_import_waiting
-from memory.services.sql import connection_url
 
 POLL_SECONDS = 0.2  # how often the follower looks for new events while it waits
 LOCK_TIMEOUT_SECONDS = 5.0  # a worker holding the retain lock: wait this long, then analyze
 FIELDS = [f.name for f in fields(StageTally)]
-_SPAWN = multiprocessing.get_context("spawn")
+_FORK = multiprocessing.get_context("fork")
 
 
 class Stages:
     """`events_stored(count)` from any thread once a batch committed `count` events (0: new
-    bytes to read); `poll()` from the main thread spawns the follower then; `finish(tick)`
+    bytes to read); `poll()` from the main thread starts the follower then; `finish(tick)`
     once the raw log is complete. `source`: the raw log's, which the analysis follows (the
     other sources once it is complete).
+    The follower's process is forked when this is made (the command's start: no thread yet,
+    the importer's connection closed first) and waits; `poll()` lets it go, `finish()` lets
+    it exit when nothing was new.
     Inside a transaction nothing runs: the stages could not see the events before it
     commits (they are left to `cortex analyze` / `cortex retain` or the workers)."""
 
-    def __init__(self, *, redis_url: str, source: str | None = None) -> None:
-        self.redis_url, self.source = redis_url, source
+    def __init__(self, *, redis_url: str = "", source: str | None = None) -> None:
+        self.source = source  # redis_url: the importer's settings hold it (the fork's too)
         self.enabled = not connection.in_atomic_block
         self.follower: Follower | None = None
+        self._standby = Follower(source=source) if self.enabled else None
         self._wanted = False
         self._stored = 0  # events the raw log committed so far (the writer's thread adds)
         self._inline = StageTally()
@@ -53,13 +57,13 @@ class Stages:
     def events_stored(self, count: int) -> None:
         self._wanted = True
         self._stored += count
-        if self.follower is not None:  # the total, not an increment: a count missed heals
-            self.follower.stored.value = self._stored
+        if self._standby is not None:  # the total, not an increment: a count missed heals
+            self._standby.stored.value = self._stored
 
     def poll(self) -> None:
-        if self.enabled and self._wanted and self.follower is None:
-            self.follower = Follower(database_url=connection_url(), redis_url=self.redis_url,
-                                     stored=self._stored, source=self.source)
+        if self._standby is not None and self._wanted and self.follower is None:
+            self.follower = self._standby
+            self.follower.go()
 
     def tally(self) -> StageTally:
         return self.follower.tally() if self.follower is not None else self._inline
@@ -71,6 +75,8 @@ class Stages:
         if self.follower is not None:
             self.follower.raw_done()
             return self.follower.wait(tick)
+        if self._standby is not None:
+            self._standby.cancel()
         from insight.management.first_import_sleep import first_sleep
 
         if first_import_waiting():  # else an unchanged corpus, nothing left by a run before
@@ -81,35 +87,47 @@ class Stages:
         return 0
 
     def stop(self) -> None:
-        if self.follower is not None:
-            self.follower.stop()
+        if self._standby is not None:
+            self._standby.stop()
 
 
 class Follower:
     """The analysis following the raw log and the retain stage following the analysis (on 2
-    cores they overlap once the raw log is read), in one spawned process and the child it
-    forks once Django is set up (`stages_main`). Each waits, while its upstream runs, for a
-    batch's worth of work without asking the database: the analysis reads how many events
-    the raw log committed (`stored`, set by the importer), the retain stage the analysis's
-    counts. `raw_done()` once the raw log is complete; `wait(tick)` calls `tick` while they
-    finish."""
+    cores they overlap once the raw log is read), in one process forked from the importer
+    and the child it forks (`stages_main`), waiting for `go()` (or `cancel()`). Each stage
+    waits, while its upstream runs, for a batch's worth of work without asking the
+    database: the analysis reads how many events the raw log committed (`stored`, set by
+    the importer), the retain stage the analysis's counts. `raw_done()` once the raw log is
+    complete; `wait(tick)` calls `tick` while they finish."""
 
     STAGES = ("analyze", "retain")
 
-    def __init__(self, *, database_url: str, redis_url: str, stored: int = 0,
-                 source: str | None = None) -> None:
-        self.counts = [_SPAWN.Array("q", len(FIELDS), lock=False) for _ in self.STAGES]
-        self.stored = _SPAWN.Value("q", stored, lock=False)
-        self._done = [_SPAWN.Event() for _ in range(len(self.STAGES) + 1)]  # raw, analyzed, all
+    def __init__(self, *, source: str | None = None) -> None:
+        self.counts = [_FORK.Array("q", len(FIELDS), lock=False) for _ in self.STAGES]
+        self.stored = _FORK.Value("q", 0, lock=False)
+        self._go, self._cancelled = _FORK.Event(), _FORK.Value("q", 0, lock=False)
+        self._done = [_FORK.Event() for _ in range(len(self.STAGES) + 1)]  # raw, analyzed, all
+        # The child must not share a connection (nor close the importer's): none is open.
+        connections.close_all()
         self.processes = [
-            _SPAWN.Process(
+            _FORK.Process(
                 target=stages_main, name="cortex-first-import", daemon=True,
-                args=(database_url, redis_url, self.counts, self._done, os.getpid(),
+                args=(self._go, self._cancelled, self.counts, self._done, os.getpid(),
                       POLL_SECONDS, LOCK_TIMEOUT_SECONDS, self.stored),
                 kwargs={"source": source})
         ]
         for process in self.processes:
             process.start()
+
+    def go(self) -> None:
+        self._go.set()
+
+    def cancel(self) -> None:
+        """Nothing new was read: the process exits (the importer runs what waits)."""
+        self._cancelled.value = 1
+        self._go.set()
+        for process in self.processes:
+            process.join(5)
 
     def tally(self) -> StageTally:
         sums = [sum(values) for values in zip(*(list(c) for c in self.counts), strict=True)]

@@ -84,8 +84,8 @@ def _killed_midway(root: Path, *, once: str, raw_only: bool) -> None:
         assert process.poll() is None and time.monotonic() < deadline, "finished before a kill"
         time.sleep(0.05)
     children = psutil.Process(process.pid).children(recursive=True)
-    if once == "observations":
-        stages = [c for c in children if "spawn_main" in " ".join(c.cmdline())]
+    if once == "observations":  # the stages' process (forked by the importer) and its child
+        stages = [c for c in children if "resource_tracker" not in " ".join(c.cmdline())]
         assert len(stages) >= 2, "the stages did not run beside the raw ingestion"
     process.send_signal(signal.SIGKILL)
     process.wait()
