@@ -25,13 +25,15 @@ from typing import Any
 
 from django.db import connection, connections
 
-from insight.management.first_import_main import stages_main
+from insight.management.first_import_main import fork_safe, stages_main, stages_spawned
 from insight.services.first_import import StageTally, first_import_follow, first_import_waiting
+from memory.services.sql import connection_url
 
 POLL_SECONDS = 0.2  # how often the follower looks for new events while it waits
 LOCK_TIMEOUT_SECONDS = 5.0  # a worker holding the retain lock: wait this long, then analyze
 FIELDS = [f.name for f in fields(StageTally)]
 _FORK = multiprocessing.get_context("fork")
+_SPAWN = multiprocessing.get_context("spawn")
 
 
 class Stages:
@@ -40,16 +42,17 @@ class Stages:
     once the raw log is complete. `source`: the raw log's, which the analysis follows (the
     other sources once it is complete).
     The follower's process is forked when this is made (the command's start: no thread yet,
-    the importer's connection closed first) and waits; `poll()` lets it go, `finish()` lets
-    it exit when nothing was new.
+    the importer's connection closed first; spawned in a process that cannot fork, see
+    `fork_safe`) and waits; `poll()` lets it go, `finish()` lets it exit when nothing was
+    new.
     Inside a transaction nothing runs: the stages could not see the events before it
     commits (they are left to `cortex analyze` / `cortex retain` or the workers)."""
 
-    def __init__(self, *, redis_url: str = "", source: str | None = None) -> None:
-        self.source = source  # redis_url: the importer's settings hold it (the fork's too)
+    def __init__(self, *, redis_url: str, source: str | None = None) -> None:
+        self.source = source
         self.enabled = not connection.in_atomic_block
         self.follower: Follower | None = None
-        self._standby = Follower(source=source) if self.enabled else None
+        self._standby = Follower(redis_url=redis_url, source=source) if self.enabled else None
         self._wanted = False
         self._stored = 0  # events the raw log committed so far (the writer's thread adds)
         self._inline = StageTally()
@@ -102,19 +105,24 @@ class Follower:
 
     STAGES = ("analyze", "retain")
 
-    def __init__(self, *, source: str | None = None) -> None:
-        self.counts = [_FORK.Array("q", len(FIELDS), lock=False) for _ in self.STAGES]
-        self.stored = _FORK.Value("q", 0, lock=False)
-        self._go, self._cancelled = _FORK.Event(), _FORK.Value("q", 0, lock=False)
-        self._done = [_FORK.Event() for _ in range(len(self.STAGES) + 1)]  # raw, analyzed, all
-        # The child must not share a connection (nor close the importer's): none is open.
-        connections.close_all()
+    def __init__(self, *, redis_url: str = "", source: str | None = None) -> None:
+        fork = fork_safe()
+        context = _FORK if fork else _SPAWN
+        self.counts = [context.Array("q", len(FIELDS), lock=False) for _ in self.STAGES]
+        self.stored = context.Value("q", 0, lock=False)
+        self._go, self._cancelled = context.Event(), context.Value("q", 0, lock=False)
+        self._done = [context.Event() for _ in range(len(self.STAGES) + 1)]  # raw, analyzed, all
+        args: tuple[Any, ...] = (self._go, self._cancelled, self.counts, self._done,
+                                 os.getpid(), POLL_SECONDS, LOCK_TIMEOUT_SECONDS, self.stored)
+        if fork:
+            # The child must not share a connection (nor close the importer's): none is open.
+            connections.close_all()
+        else:  # a process that cannot fork (fork_safe): a fresh interpreter sets Django up
+            args = (connection_url(), redis_url, *args)
         self.processes = [
-            _FORK.Process(
-                target=stages_main, name="cortex-first-import", daemon=True,
-                args=(self._go, self._cancelled, self.counts, self._done, os.getpid(),
-                      POLL_SECONDS, LOCK_TIMEOUT_SECONDS, self.stored),
-                kwargs={"source": source})
+            context.Process(target=stages_main if fork else stages_spawned,
+                            name="cortex-first-import", daemon=True, args=args,
+                            kwargs={"source": source})
         ]
         for process in self.processes:
             process.start()

@@ -17,6 +17,7 @@ import traceback
 from collections.abc import Callable
 from multiprocessing.sharedctypes import Synchronized, SynchronizedArray
 from multiprocessing.synchronize import Event
+from pathlib import Path
 from types import FrameType
 from typing import NoReturn
 
@@ -42,6 +43,39 @@ class _Child:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signal.SIGTERM)
             self.exitcode(wait=True)
+
+
+def stages_spawned(database_url: str, redis_url: str, go: Event, cancelled: Synchronized[int],
+                   counts: list[SynchronizedArray[int]], done: list[Event], parent: int,
+                   poll_seconds: float, lock_timeout: float, stored: Synchronized[int],
+                   source: str | None = None) -> None:
+    """`stages_main` in a spawned interpreter (an importer that cannot fork: see
+    `fork_safe`): Django set up first, on the importer's database and broker."""
+    os.environ["DATABASE_URL"], os.environ["REDIS_URL"] = database_url, redis_url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cortex_site.settings")
+    import django
+
+    gc.disable()  # as the `cortex` script (cortex_site/cli.py): no collection while Django loads
+    django.setup()
+    gc.enable()
+    stages_main(go, cancelled, counts, done, parent, poll_seconds, lock_timeout, stored,
+                source=source)
+
+
+def fork_safe() -> bool:
+    """Whether this process may fork the stages: no thread but this one, and no OpenMP
+    runtime loaded (the embedder's: its worker threads are not in a forked child, whose
+    first parallel region then waits for them forever). A `cortex ingest` has neither when
+    it starts; a process that embedded before (a test's) spawns them instead."""
+    import threading
+
+    if threading.active_count() > 1:
+        return False
+    try:
+        maps = Path("/proc/self/maps").read_text()
+    except OSError:
+        return False
+    return not any(name in maps for name in ("libgomp", "libomp", "libiomp"))
 
 
 def stages_main(go: Event, cancelled: Synchronized[int], counts: list[SynchronizedArray[int]],
