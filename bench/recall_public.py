@@ -291,6 +291,8 @@ def variants(only: Sequence[str]) -> list[Variant]:
              for f in ("linear", "zscore", "rrf") if f != section.memory_fusion]
     rows += [(f"context share {share:g}", {"recall": {"context_share": share}})
              for share in (0.0, 1.0)]
+    rows += [(f"adjacent share {share:g}", {"recall": {"adjacent_share": share}})
+             for share in (0.0, 0.1, 0.3)]
     return [v for v in rows if not only or any(o in v[0] for o in only)]
 
 

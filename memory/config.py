@@ -515,6 +515,9 @@ class RecallSection:
     # unit=memory: the share of the vector's and the sparse strategy's weight given to a
     # memory's vectors in the context of the turn it answers (the rest to its own).
     context_share: float = 0.5
+    # unit=memory: a conversation turn (a memory with a speaker) adds this share of the
+    # relevance of the turn it answers or of the one answering it (the better, if positive).
+    adjacent_share: float = 0.2
     # unit=memory: how a memory's nearness to the time a query names fades, in days, before
     # the time and after it (people speak of a day during it and in the days after).
     time_fade_days: dict[str, float] = dataclasses.field(
@@ -543,7 +546,7 @@ class RecallSection:
             _fail(f"{where}.graph_hops", f"must be 0, 1 or 2, got {self.graph_hops}")
         _positive(f"{where}.rrf_k", self.rrf_k)
         _positive(f"{where}.term_stats_seconds", self.term_stats_seconds)
-        for name in ("trigram_threshold", "hop_decay", "context_share"):
+        for name in ("trigram_threshold", "hop_decay", "context_share", "adjacent_share"):
             _unit(f"{where}.{name}", getattr(self, name))
         if self.strength_tiebreak < 0:
             _fail(f"{where}.strength_tiebreak", "must be >= 0")

@@ -110,3 +110,24 @@ def language_centred(candidates: Sequence[Candidate], languages: Mapping[Ref, st
     centred = [Candidate(c.ref, c.score - mean[languages.get(c.ref, "")], c.via)
                for c in candidates]
     return sorted(centred, key=lambda c: (-c.score, str(c.ref)))
+
+
+def adjacent_lifted(fused: Mapping[Ref, Fused], pairs: Sequence[tuple[Ref, Ref]], *,
+                    share: float) -> dict[Ref, Fused]:
+    """Each candidate lifted by `share` of its best adjacent candidate's relevance (a turn
+    and the one it answers, both ways; a relevance below zero lifts nothing): an answer
+    spans turns, and a turn beside a relevant one is likelier part of it. Read from the
+    relevances before any lift; the lift is shown as the `adjacent` strategy."""
+    best: dict[Ref, float] = {}
+    for one, other in pairs:
+        if one in fused and other in fused:
+            for near, far in ((one, other), (other, one)):
+                best[near] = max(best.get(near, 0.0), fused[far].relevance)
+    lifted = dict(fused)
+    for ref, relevance in best.items():
+        part = share * relevance
+        if part > 0:
+            entry = fused[ref]
+            lifted[ref] = Fused(ref, entry.relevance + part,
+                                {**entry.strategies, "adjacent": round(part, 6)}, entry.via)
+    return lifted

@@ -17,6 +17,19 @@ from memory.models.graph import Entity
 from memory.models.memories import Memory, MemoryMention
 
 
+def previous_turn_sql(memory: str, value: str) -> str:
+    """A scalar subquery: `value` (an expression over `p`) of the turn the memory aliased
+    `memory` answers, the previous memory of its conversation (same project, source and
+    session, at most the placeholder's minutes before it), or NULL."""
+    return f"""(SELECT {value} FROM memory_memory p
+        WHERE p.project = {memory}.project AND p.source = {memory}.source
+          AND p.id <> {memory}.id AND p.occurred_at <= {memory}.occurred_at
+          AND p.occurred_at >= {memory}.occurred_at - %s * interval '1 minute'
+          AND (p.occurred_at < {memory}.occurred_at OR p.id < {memory}.id)
+          AND coalesce(p.metadata->>'session', '') = coalesce({memory}.metadata->>'session', '')
+        ORDER BY p.occurred_at DESC, p.id DESC LIMIT 1)"""
+
+
 @dataclass(frozen=True)
 class MemoryHit:
     id: int

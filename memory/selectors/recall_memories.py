@@ -17,6 +17,7 @@ from typing import Any
 from django.db import connection
 
 from memory.recall.when import Window
+from memory.selectors.memories import previous_turn_sql
 from memory.selectors.recall import (
     Scope,
     facts_ranked_sql,
@@ -127,6 +128,14 @@ class MemoryFound:
     valence: str
     retrieval_count: int
     last_reinforced_at: datetime
+    # The turn it answers, when both have a speaker (conversation turns), when asked for.
+    previous: int | None = None
+
+
+# The previous turn's id, when the memory and it both have a speaker.
+_PREVIOUS_SPOKEN = ("CASE WHEN m.actor <> '' THEN "
+                    + previous_turn_sql("m", "CASE WHEN p.actor <> '' THEN p.id END")
+                    + " END")
 
 
 def _nearest_sql(column: str, order: str, where: str) -> str:
@@ -140,9 +149,11 @@ def _nearest_sql(column: str, order: str, where: str) -> str:
 
 def memories_found(*, found: Sequence[int], text: TextQuery | None, vector: str | None,
                    sparse: str | None, window: Window | None, scope: Scope, limit: int,
-                   ef_search: int) -> dict[int, MemoryFound]:
+                   ef_search: int, turn_gap_minutes: float | None = None
+                   ) -> dict[int, MemoryFound]:
     """The memories `found` so far joined by each vector strategy's `limit` nearest, every
-    one scored exactly by every strategy that ran, in one statement."""
+    one scored exactly by every strategy that ran, in one statement; with
+    `turn_gap_minutes`, each with the turn it answers (`previous`)."""
     where, where_params = memory_where(scope)
     parts = ["SELECT unnest(%s::bigint[])"]
     params: list[Any] = [list(found)]
@@ -167,14 +178,16 @@ def memories_found(*, found: Sequence[int], text: TextQuery | None, vector: str 
     union = " UNION ".join(f"({part})" for part in parts)
     if vector is not None or sparse is not None:
         settings_hold(hnsw_settings(ef_search))
+    previous = _PREVIOUS_SPOKEN if turn_gap_minutes is not None else "NULL::bigint"
     rows = _rows(
         f"""SELECT m.id, {score}, {dense}, {sparse_sql}, m.text, m.event_id, m.source,
                    m.source_id, m.language, m.occurred_at, m.pinned, m.base, m.half_life_days,
-                   m.valence, m.retrieval_count, m.last_reinforced_at
+                   m.valence, m.retrieval_count, m.last_reinforced_at, {previous}
             FROM ({union}) AS found(id) JOIN memory_memory m ON m.id = found.id
             LEFT JOIN memory_memoryembedding v ON v.memory_id = m.id""",
         [*score_params, *([vector] * 2 if vector is not None else []),
-         *([sparse] * 2 if sparse is not None else []), *params])
+         *([sparse] * 2 if sparse is not None else []),
+         *([turn_gap_minutes] if turn_gap_minutes is not None else []), *params])
     return {row[0]: _found(row) for row in rows}
 
 

@@ -26,6 +26,7 @@ from memory.recall.fusion import (
     Candidate,
     Fused,
     Ref,
+    adjacent_lifted,
     fuse,
     language_centred,
     rank,
@@ -426,7 +427,9 @@ def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
         sparse=literals.get("sparse"), scope=scope, limit=section.candidates,
         window=(window.widened(before_days=fade["before"], after_days=fade["after"])
                 if window is not None else None),
-        ef_search=section.vector_ef_search)
+        ef_search=section.vector_ef_search,
+        turn_gap_minutes=config.memories.conversation_gap_minutes if section.adjacent_share
+        else None)
     lists = _exact_lists(memories, ran=(*literals, *(["fulltext"] if text else [])))
     if facts:
         lists["fulltext"] = _with_facts(lists.get("fulltext", []), facts, section)
@@ -434,6 +437,10 @@ def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
         lists["time"] = _nearness(window, memories, section)
     fused = fuse(lists, weights=_memory_weights(section), method=section.memory_fusion,
                  rrf_k=section.rrf_k, shares=("time",))
+    if section.adjacent_share:
+        fused = adjacent_lifted(fused, [(("memory", pk), ("memory", m.previous))
+                                        for pk, m in memories.items() if m.previous],
+                                share=section.adjacent_share)
     strengths = _memory_strengths(memories, at=scope.at, config=config)
     return _memory_ranked(fused, memories=memories, facts={f.id: f for f in facts},
                           strengths=strengths, limit=limit, use_strength=use_strength,

@@ -63,3 +63,24 @@ def test_strength_breaks_near_ties_but_never_passes_a_clearly_more_relevant_hit(
     scores = [score for _, score in rank(fused, {1: 0.0, 2: 5.0}, tiebreak=0.02, limit=3)]
     assert scores == pytest.approx([0.99 + 0.02, 1.0, 1 / 3])  # strength counts up to 1
     assert [e.ref for e, _ in rank(fused, {2: 1.0}, tiebreak=0.0, limit=1)] == [1]
+
+
+def test_a_turn_is_lifted_by_a_share_of_its_best_adjacent_turn() -> None:
+    """Each of a pair lifts the other by `share` x its relevance before any lift (the best
+    of its pairs); a negative relevance lifts nothing; a pair with a non-candidate is
+    ignored."""
+    from memory.recall.fusion import Fused, adjacent_lifted
+
+    fused = {("memory", 1): Fused(("memory", 1), 2.0, {"fulltext": 2.0}),
+             ("memory", 2): Fused(("memory", 2), 0.5),
+             ("memory", 3): Fused(("memory", 3), -1.0),
+             ("memory", 4): Fused(("memory", 4), 1.0)}
+    pairs = [(("memory", 2), ("memory", 1)), (("memory", 3), ("memory", 2)),
+             (("memory", 4), ("memory", 3)), (("memory", 4), ("memory", 9))]
+    lifted = adjacent_lifted(fused, pairs, share=0.2)
+    assert lifted[("memory", 1)].relevance == pytest.approx(2.0 + 0.2 * 0.5)
+    assert lifted[("memory", 2)].relevance == pytest.approx(0.5 + 0.2 * 2.0)  # best of 1, 3
+    assert lifted[("memory", 3)].relevance == pytest.approx(-1.0 + 0.2 * 1.0)
+    assert lifted[("memory", 4)].relevance == pytest.approx(1.0)  # 3 is below zero
+    assert lifted[("memory", 1)].strategies == {"fulltext": 2.0, "adjacent": 0.1}
+    assert fused[("memory", 1)].relevance == 2.0  # the input is left as it was
