@@ -69,13 +69,13 @@ def test_a_turn_is_lifted_by_a_share_of_its_best_adjacent_turn() -> None:
     """Each of a pair lifts the other by `share` x its relevance before any lift (the best
     of its pairs); a negative relevance lifts nothing; a pair with a non-candidate is
     ignored."""
-    from memory.recall.fusion import Fused, adjacent_lifted
+    from memory.recall.fusion import Fused, Ref, adjacent_lifted
 
-    fused = {("memory", 1): Fused(("memory", 1), 2.0, {"fulltext": 2.0}),
+    fused: dict[Ref, Fused] = {("memory", 1): Fused(("memory", 1), 2.0, {"fulltext": 2.0}),
              ("memory", 2): Fused(("memory", 2), 0.5),
              ("memory", 3): Fused(("memory", 3), -1.0),
              ("memory", 4): Fused(("memory", 4), 1.0)}
-    pairs = [(("memory", 2), ("memory", 1)), (("memory", 3), ("memory", 2)),
+    pairs: list[tuple[Ref, Ref]] = [(("memory", 2), ("memory", 1)), (("memory", 3), ("memory", 2)),
              (("memory", 4), ("memory", 3)), (("memory", 4), ("memory", 9))]
     lifted = adjacent_lifted(fused, pairs, share=0.2)
     assert lifted[("memory", 1)].relevance == pytest.approx(2.0 + 0.2 * 0.5)
