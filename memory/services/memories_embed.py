@@ -12,6 +12,7 @@ from memory import clock
 from memory.config import DecayConfig, config_get
 from memory.models.embeddings import EMBEDDING_DIMENSION
 from memory.retain.embedders import Embedder, embedder_get, sparse_encoder_get
+from memory.selectors.memories import previous_turn_sql
 from memory.selectors.recall_memories import sparse_literal
 
 # The model reads at most 512 tokens: more text changes nothing but the time it takes.
@@ -41,18 +42,11 @@ UPDATE memory_memory SET embedded = true WHERE id IN (SELECT memory_id FROM stor
 # names one, session) within `gap` (a reply often lacks its subject: "Yes, twice!"); and
 # its own vectors when they were computed before by the same model (only the context's
 # are missing then, as after migration 0029).
-_PENDING = """
-SELECT m.id, m.text, p.text, v.vector::text, v.sparse::text FROM memory_memory m
+_PENDING = f"""
+SELECT m.id, m.text, {previous_turn_sql("m", "p.text")}, v.vector::text, v.sparse::text
+FROM memory_memory m
 LEFT JOIN memory_memoryembedding v
     ON v.memory_id = m.id AND v.model = %s AND v.sparse IS NOT NULL
-LEFT JOIN LATERAL (
-    SELECT p.text FROM memory_memory p
-    WHERE p.project = m.project AND p.source = m.source AND p.id <> m.id
-      AND p.occurred_at <= m.occurred_at
-      AND p.occurred_at >= m.occurred_at - %s * interval '1 minute'
-      AND (p.occurred_at < m.occurred_at OR p.id < m.id)
-      AND coalesce(p.metadata->>'session', '') = coalesce(m.metadata->>'session', '')
-    ORDER BY p.occurred_at DESC, p.id DESC LIMIT 1) AS p ON TRUE
 WHERE NOT m.embedded ORDER BY m.id LIMIT %s
 """
 
@@ -114,7 +108,7 @@ def memory_embed_pending(*, config: DecayConfig | None = None, limit: int | None
     while limit is None or done < limit:
         take = size if limit is None else min(size, limit - done)
         with connection.cursor() as cursor:
-            cursor.execute(_PENDING, [embedder.model_id, gap, take])
+            cursor.execute(_PENDING, [gap, embedder.model_id, take])
             rows = cursor.fetchall()
         if not rows:
             break
