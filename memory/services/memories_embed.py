@@ -108,6 +108,7 @@ def memory_embed_pending(*, config: DecayConfig | None = None, limit: int | None
     while limit is None or done < limit:
         take = size if limit is None else min(size, limit - done)
         with connection.cursor() as cursor:
+            # in the statement's order: the previous turn's gap (its select list) first
             cursor.execute(_PENDING, [gap, embedder.model_id, take])
             rows = cursor.fetchall()
         if not rows:
