@@ -116,7 +116,11 @@ def test_demo_runs_every_layer_and_a_second_run_adds_nothing(tmp_path: Path) -> 
     # last 30 days" plots show that history.
     first_line = MemoryEvent.objects.filter(source="claude-code").aggregate(
         at=Min("occurred_at"))["at"]
+    # The corpus lives one night before its first session (the 03:00 in the day before it),
+    # which is the previous calendar day's when that session starts before 03:00.
     night = first_line.replace(hour=3, minute=0, second=0, microsecond=0)
+    if night > first_line:
+        night -= timedelta(days=1)
     nights = [night + timedelta(days=i) for i in range((last["at"] - night).days + 1)]
     runs = list(SleepCycleRun.objects.order_by("as_of").values_list("as_of", flat=True))
     assert runs[-1] == now and set(runs[:-1]) <= set(nights) and first.nights == len(runs) - 1
