@@ -175,7 +175,7 @@ def _compiled_sql(text: TextQuery, scope: Scope, limit: int) -> Statement:
     return (
         f"""SELECT c.entity_id, ts_rank_cd(c.search, %s::tsquery, 1 | 32)
             FROM memory_compiledtruth c JOIN memory_entity e ON e.id = c.entity_id
-            WHERE c.superseded_by_id IS NULL AND cortex_tsv(c.markdown) @@ %s::tsquery
+            WHERE c.superseded_by_id IS NULL AND c.search @@ %s::tsquery
               AND {where}
             ORDER BY 2 DESC, 1 LIMIT %s""",
         [text.rank, text.matching("compiled"), *params, limit])

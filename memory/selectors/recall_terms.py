@@ -26,7 +26,7 @@ SOURCES: dict[str, tuple[str, str, str]] = {
     "names": ("entity_names_search", "cortex_tsv", "memory_entity"),
     "facts": ("fact_claim_search", "cortex_tsv", "memory_fact"),
     "memories": ("memory_memory", "search", "memory_memory"),
-    "compiled": ("compiled_truth_search", "cortex_tsv", "memory_compiledtruth"),
+    "compiled": ("memory_compiledtruth", "search", "memory_compiledtruth"),
 }
 _LEXEME = re.compile(r"'((?:[^']|'')*)'")
 # The sources ranked by BM25, and the column whose average length (lexemes) it needs.
