@@ -5,7 +5,9 @@ source's rows (a number, a common verb) would make the ranking read and score te
 thousands of rows for every recall. So each source matches on the query's rarest stems, as
 many as PostgreSQL's own statistics (the lexeme frequencies ANALYZE keeps) say fit in the
 source's `fulltext_row_budget` rows, and always the rarest one; every stem still counts in the
-ranking. When the whole query fits the budget (any small graph), nothing is left out.
+ranking. A word's English and French stems ("appelle": appel, appell) are kept or left out
+together, and count the rows of the commoner one: the same texts hold both. When the whole
+query fits the budget (any small graph), nothing is left out.
 """
 
 from __future__ import annotations
@@ -122,16 +124,19 @@ def term_stats(*, source: str, ttl_seconds: float) -> TermStats:
     return cached[1]
 
 
-def _fitting(stems: list[str], stats: TermStats, budget: int) -> list[str]:
-    """The rarest stems whose estimated rows add up to at most `budget` (at least one)."""
-    ranked = sorted(stems, key=lambda stem: (stats.rows_of(stem), stem))
-    kept: list[str] = []
+def _fitting(words: list[tuple[str, ...]], stats: TermStats, budget: int) -> list[str]:
+    """The stems of the rarest words whose estimated rows add up to at most `budget` (at
+    least one word); a word's rows are its commonest stem's."""
+    def rows(word: tuple[str, ...]) -> float:
+        return max(stats.rows_of(stem) for stem in word)
+
+    kept: set[str] = set()
     total = 0.0
-    for stem in ranked:
-        total += stats.rows_of(stem)
+    for word in sorted(words, key=lambda word: (rows(word), word)):
+        total += rows(word)
         if kept and total > budget:
             break
-        kept.append(stem)
+        kept.update(word)
     return sorted(kept)
 
 
@@ -141,23 +146,32 @@ QUERIES_KEPT = 1024
 
 
 @functools.lru_cache(maxsize=QUERIES_KEPT)
-def _tsquery_of(query: str) -> str:
+def _words_of(query: str) -> tuple[tuple[str, ...], ...]:
+    """The stems of each of the query's words (English and French together), in one
+    statement: cortex_tsq of each word (cortex_tsq of the whole query is their union)."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT cortex_tsq(%s)::text", [query])
-        return str(cursor.fetchone()[0])
+        cursor.execute(
+            "SELECT array(SELECT DISTINCT cortex_tsq(word)::text "
+            "FROM regexp_split_to_table(lower(%s), '[^[:alnum:]]+') AS word "
+            "WHERE word <> '')", [query])
+        found = cursor.fetchone()[0]
+    words = {tuple(sorted(m.replace("''", "'") for m in _LEXEME.findall(word)))
+             for word in found}
+    return tuple(sorted(word for word in words if word))
 
 
 def text_query(*, query: str, budget: Mapping[str, int], ttl_seconds: float,
                bm25: tuple[float, float]) -> TextQuery:
     """The query's stems (one statement, the first time), what each source must match, and
     the BM25 sources' stem weights."""
-    rank = _tsquery_of(query)
-    stems = sorted(set(m.replace("''", "'") for m in _LEXEME.findall(rank)))
+    words = _words_of(query)
+    stems = sorted({stem for word in words for stem in word})
+    rank = _tsquery(stems)
     match: dict[str, str] = {}
     weights: dict[str, StemWeights] = {}
     for source in SOURCES:
         stats = term_stats(source=source, ttl_seconds=ttl_seconds)
-        kept = _fitting(stems, stats, budget[source])
+        kept = _fitting(list(words), stats, budget[source])
         if len(kept) < len(stems):
             match[source] = _tsquery(kept)
         if source in BM25_SOURCES:
