@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,16 +124,14 @@ def term_stats(*, source: str, ttl_seconds: float) -> TermStats:
     return cached[1]
 
 
-def _fitting(words: list[tuple[str, ...]], stats: TermStats, budget: int) -> list[str]:
+def _fitting(words: Sequence[tuple[str, ...]], stats: TermStats, budget: int) -> list[str]:
     """The stems of the rarest words whose estimated rows add up to at most `budget` (at
     least one word); a word's rows are its commonest stem's."""
-    def rows(word: tuple[str, ...]) -> float:
-        return max(stats.rows_of(stem) for stem in word)
-
+    ranked = sorted((max(stats.rows_of(stem) for stem in word), word) for word in words)
     kept: set[str] = set()
     total = 0.0
-    for word in sorted(words, key=lambda word: (rows(word), word)):
-        total += rows(word)
+    for rows, word in ranked:
+        total += rows
         if kept and total > budget:
             break
         kept.update(word)
@@ -171,7 +169,7 @@ def text_query(*, query: str, budget: Mapping[str, int], ttl_seconds: float,
     weights: dict[str, StemWeights] = {}
     for source in SOURCES:
         stats = term_stats(source=source, ttl_seconds=ttl_seconds)
-        kept = _fitting(list(words), stats, budget[source])
+        kept = _fitting(words, stats, budget[source])
         if len(kept) < len(stems):
             match[source] = _tsquery(kept)
         if source in BM25_SOURCES:
