@@ -5,9 +5,7 @@ source's rows (a number, a common verb) would make the ranking read and score te
 thousands of rows for every recall. So each source matches on the query's rarest stems, as
 many as PostgreSQL's own statistics (the lexeme frequencies ANALYZE keeps) say fit in the
 source's `fulltext_row_budget` rows, and always the rarest one; every stem still counts in the
-ranking. A word's English and French stems ("appelle": appel, appell) are kept or left out
-together, and count the rows of the commoner one: the same texts hold both. When the whole
-query fits the budget (any small graph), nothing is left out.
+ranking. When the whole query fits the budget (any small graph), nothing is left out.
 """
 
 from __future__ import annotations
@@ -15,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,17 +122,16 @@ def term_stats(*, source: str, ttl_seconds: float) -> TermStats:
     return cached[1]
 
 
-def _fitting(words: Sequence[tuple[str, ...]], stats: TermStats, budget: int) -> list[str]:
-    """The stems of the rarest words whose estimated rows add up to at most `budget` (at
-    least one word); a word's rows are its commonest stem's."""
-    ranked = sorted((max(stats.rows_of(stem) for stem in word), word) for word in words)
-    kept: set[str] = set()
+def _fitting(stems: list[str], stats: TermStats, budget: int) -> list[str]:
+    """The rarest stems whose estimated rows add up to at most `budget` (at least one)."""
+    ranked = sorted(stems, key=lambda stem: (stats.rows_of(stem), stem))
+    kept: list[str] = []
     total = 0.0
-    for rows, word in ranked:
-        total += rows
+    for stem in ranked:
+        total += stats.rows_of(stem)
         if kept and total > budget:
             break
-        kept.update(word)
+        kept.append(stem)
     return sorted(kept)
 
 
@@ -144,32 +141,23 @@ QUERIES_KEPT = 1024
 
 
 @functools.lru_cache(maxsize=QUERIES_KEPT)
-def _words_of(query: str) -> tuple[tuple[str, ...], ...]:
-    """The stems of each of the query's words (English and French together), in one
-    statement: cortex_tsq of each word (cortex_tsq of the whole query is their union)."""
+def _tsquery_of(query: str) -> str:
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT array(SELECT DISTINCT cortex_tsq(word)::text "
-            "FROM regexp_split_to_table(lower(%s), '[^[:alnum:]]+') AS word "
-            "WHERE word <> '')", [query])
-        found = cursor.fetchone()[0]
-    words = {tuple(sorted(m.replace("''", "'") for m in _LEXEME.findall(word)))
-             for word in found}
-    return tuple(sorted(word for word in words if word))
+        cursor.execute("SELECT cortex_tsq(%s)::text", [query])
+        return str(cursor.fetchone()[0])
 
 
 def text_query(*, query: str, budget: Mapping[str, int], ttl_seconds: float,
                bm25: tuple[float, float]) -> TextQuery:
     """The query's stems (one statement, the first time), what each source must match, and
     the BM25 sources' stem weights."""
-    words = _words_of(query)
-    stems = sorted({stem for word in words for stem in word})
-    rank = _tsquery(stems)
+    rank = _tsquery_of(query)
+    stems = sorted(set(m.replace("''", "'") for m in _LEXEME.findall(rank)))
     match: dict[str, str] = {}
     weights: dict[str, StemWeights] = {}
     for source in SOURCES:
         stats = term_stats(source=source, ttl_seconds=ttl_seconds)
-        kept = _fitting(words, stats, budget[source])
+        kept = _fitting(stems, stats, budget[source])
         if len(kept) < len(stems):
             match[source] = _tsquery(kept)
         if source in BM25_SOURCES:
