@@ -9,6 +9,7 @@ lands while the writer's transaction is open, not by chance of timing."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -62,7 +63,8 @@ def _power_cut(home: Path) -> None:
     postmaster = psutil.Process(_postmaster(home)[0])
     everyone = [postmaster, *postmaster.children(recursive=True)]
     for process in everyone:
-        process.kill()
+        with contextlib.suppress(psutil.NoSuchProcess):  # a backend may exit on its own
+            process.kill()
     psutil.wait_procs(everyone, timeout=30)
 
 
