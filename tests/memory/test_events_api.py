@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from knox.models import AuthToken
 from rest_framework.test import APIClient
 
+from memory import rate_limits
 from memory.models.events import MemoryEvent
 from memory.services.agents import agent_create, agent_revoke
 
@@ -221,6 +222,21 @@ def test_the_agent_rate_limit_answers_429() -> None:
     assert int(response["Retry-After"]) <= 60
     _, other = agent_create(name="other", scopes=["events:read"], rate_limit="2/min")
     assert _client(other).get(URL).status_code == 200  # per agent, not global
+
+
+def test_an_agent_is_served_when_its_rate_cannot_be_counted(
+    settings: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    _, token = agent_create(name="busy", scopes=["events:write"], rate_limit="2/min")
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens on port 1
+    rate_limits._redis.cache_clear()
+    try:
+        response = _post(_client(token), {"source_id": "kept"})
+    finally:
+        rate_limits._redis.cache_clear()
+    assert response.status_code == 201
+    assert MemoryEvent.objects.filter(source_id="kept").exists()
+    assert "not counted: Redis ConnectionError" in caplog.text
 
 
 def test_a_single_post_is_a_few_queries(writer: APIClient) -> None:
