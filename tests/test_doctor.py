@@ -109,6 +109,7 @@ def test_what_runs_under_cortex_up_is_seen(tmp_path: Path) -> None:
             assert up.poll() is None, "cortex up exited"
             done = subprocess.run([CORTEX, "doctor", "--json"], env=env, capture_output=True,
                                   text=True, timeout=120)
+            assert done.stdout.strip(), f"cortex doctor printed no report: {done.stderr}"
             report = json.loads(done.stdout)
             running = {f["name"]: f["ok"] for f in report["processes"]}
             answered = next((f["says"] for f in report["processes"] if f["name"] == "workers"), "")
