@@ -275,3 +275,7 @@ LOGGING = {
         "mcp": {"level": "WARNING"},
     },
 }
+
+# The Celery app, created with the settings: `shared_task` binds to it in every process that
+# loads Django (a task queued before it exists would go to Celery's default broker).
+from cortex_site import celery as _celery  # noqa: E402,F401

@@ -3,6 +3,9 @@ when Celery is told to, and a broker that is away is logged, not raised."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -67,3 +70,16 @@ def test_a_broker_that_is_away_is_logged_not_raised(
 def test_an_unknown_task_name_is_an_error() -> None:
     with pytest.raises(KeyError):
         task_send("tests.no_such_task")
+
+
+def test_a_process_that_loads_django_queues_with_cortex_s_app() -> None:
+    """The settings create the Celery app: without it, `shared_task` would send to Celery's
+    default broker (amqp on localhost), and nothing would ever run the task."""
+    code = ("import django; django.setup()\n"
+            "from celery import current_app\n"
+            "print(current_app.main, current_app.conf.broker_url == "
+            "__import__('django.conf').conf.settings.CELERY_BROKER_URL)")
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "cortex_site.settings"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=120, check=True).stdout.splitlines()
+    assert out[-1] == "cortex True"
