@@ -1,4 +1,5 @@
-"""How long a Claude Code hook holds the agent: `python -m insight.hooks PostToolUse`.
+"""How long a Claude Code hook holds the agent: the plugin's own command,
+`plugin/bin/cortex-launch hook PostToolUse` (sh, then the `cortex` script beside this Python).
 
     python bench/hook_latency.py [--runs 20]
 
@@ -25,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.machine import machine_describe  # noqa: E402
 
+LAUNCHER = ROOT / "plugin" / "bin" / "cortex-launch"
 SESSION = "0b7c1e7e-2f53-4d5e-9a55-3f8f4a1c2d10"
 
 
@@ -47,11 +49,14 @@ def _installed(env: dict[str, str]) -> dict[str, str]:
 
 def hook_timed(event: str, hook_input: dict[str, object],
                env: dict[str, str]) -> tuple[float, bytes]:
-    """One hook call as Claude Code makes it (a new interpreter): wall seconds, stdout."""
+    """One hook call as Claude Code makes it, through the plugin's launcher (which finds
+    `cortex` on the PATH: this Python's): wall seconds, stdout."""
     payload = json.dumps({**hook_input, "hook_event_name": event}).encode()
+    path = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "insight.hooks", event], input=payload,
-                          env=_installed(env), check=True, capture_output=True, cwd=ROOT)
+    done = subprocess.run([str(LAUNCHER), "hook", event], input=payload,
+                          env={**_installed(env), "PATH": path}, check=True,
+                          capture_output=True, cwd=ROOT)
     return time.perf_counter() - started, done.stdout
 
 

@@ -24,8 +24,8 @@ Issue 24's targets ("Fast"), for `unit=memory` and `unit=entity` each:
 - four clients, each sending its next recall once the last is answered: recalls/s >=
   0.8 x 2 cores / the CPU seconds a recall costs (the web server's and PostgreSQL's CPU over
   the run, from /proc, divided by the recalls);
-- the UserPromptSubmit hook, a new interpreter per call as Claude Code runs it
-  (bench/hook_latency.py): p95 <= 200 ms; SessionStart p95 <= 1.5 s.
+- the UserPromptSubmit hook, the plugin's launcher in a new process per call as Claude Code
+  runs it (bench/hook_latency.py): p95 <= 200 ms; SessionStart p95 <= 1.5 s.
 Every figure is printed with the load average (the machine is shared); then, in this process,
 each statement's share of a recall, and EXPLAIN ANALYZE of the heaviest.
 """
@@ -510,7 +510,8 @@ def main() -> None:
                          database=args.database)
             at += n
         if args.hook_runs:
-            print("hooks (a new interpreter per call, as Claude Code runs them):")
+            print("hooks (the plugin's launcher, a new process per call, as Claude Code runs "
+                  "them):")
             hooks_measure(url, token, queries, projects, runs=args.hook_runs)
     if args.profile_queries:
         print(f"\nwhat dominates, in this process ({_load()}):")
