@@ -39,24 +39,24 @@ def _record(i: int) -> bytes:
 
 
 def _installed(env: dict[str, str]) -> dict[str, str]:
-    """The hook's environment as an installed Cortex runs: its modules' bytecode compiled
-    once (pip does so at install), not on every call as under PYTHONDONTWRITEBYTECODE; kept
-    out of the checkout, in a cache directory of its own."""
+    """The hook's environment as an installed Cortex runs: `cortex` on the PATH (this
+    Python's, where the plugin's launcher finds it); its modules' bytecode compiled once (pip
+    does so at install), not on every call as under PYTHONDONTWRITEBYTECODE, kept out of the
+    checkout in a cache directory of its own."""
     cache = Path(tempfile.gettempdir()) / "cortex-bench-pycache"
     kept = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    return {**kept, "PYTHONPYCACHEPREFIX": str(cache)}
+    path = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    return {**kept, "PYTHONPYCACHEPREFIX": str(cache), "PATH": path}
 
 
 def hook_timed(event: str, hook_input: dict[str, object],
                env: dict[str, str]) -> tuple[float, bytes]:
-    """One hook call as Claude Code makes it, through the plugin's launcher (which finds
-    `cortex` on the PATH: this Python's): wall seconds, stdout."""
+    """One hook call as Claude Code makes it, through the plugin's launcher: wall seconds,
+    stdout."""
     payload = json.dumps({**hook_input, "hook_event_name": event}).encode()
-    path = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     started = time.perf_counter()
-    done = subprocess.run([str(LAUNCHER), "hook", event], input=payload,
-                          env={**_installed(env), "PATH": path}, check=True,
-                          capture_output=True, cwd=ROOT)
+    done = subprocess.run([str(LAUNCHER), "hook", event], input=payload, env=_installed(env),
+                          check=True, capture_output=True, cwd=ROOT)
     return time.perf_counter() - started, done.stdout
 
 

@@ -2,4 +2,4 @@
 
 The Celery app (cortex_site/celery.py) is created by the settings (every process that loads
 Django queues its tasks with it), not here: the `cortex` script imports this package for its
-hooks too, which load no Django, and Celery's import was most of a hook's start."""
+hooks too, which load neither Django nor Celery (Celery's import alone is ~0.12 s)."""

@@ -77,8 +77,8 @@ def test_a_process_that_loads_django_queues_with_cortex_s_app() -> None:
     default broker (amqp on localhost), and nothing would ever run the task."""
     code = ("import django; django.setup()\n"
             "from celery import current_app\n"
-            "print(current_app.main, current_app.conf.broker_url == "
-            "__import__('django.conf').conf.settings.CELERY_BROKER_URL)")
+            "from django.conf import settings\n"
+            "print(current_app.main, current_app.conf.broker_url == settings.CELERY_BROKER_URL)")
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "cortex_site.settings"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          timeout=120, check=True).stdout.splitlines()
