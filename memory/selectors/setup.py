@@ -67,3 +67,21 @@ def cortex_ready() -> bool:
     if applied is None or not _migrations_on_disk() <= applied:
         return False
     return _taxonomy_present()
+
+
+def extensions_available(names: list[str]) -> dict[str, str]:
+    """Of the PostgreSQL extensions `names`, those this server has installed or can install
+    (its machine has the package that ships it), each with its version: the installed one,
+    else the one CREATE EXTENSION would install."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT name, coalesce(installed_version, default_version) "
+                       "FROM pg_available_extensions WHERE name = ANY(%s)", [names])
+        return {str(name): str(version) for name, version in cursor.fetchall()}
+
+
+def server_major_version() -> int:
+    """The PostgreSQL server's major version (15 for 15.19)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('server_version_num')::int / 10000")
+        row = cursor.fetchone()
+    return int(row[0]) if row else 0

@@ -1,24 +1,37 @@
 """Before a migration touches anything: can it run here? A database migrated by a newer
-Cortex, or a disk without the room a migration may need, is refused with one line saying
-why and what to do, and nothing is changed. The migrations themselves then run in one
-transaction (memory.services.setup.cortex_prepare): all of them, or none."""
+Cortex, a server without an extension the migrations create, or a disk without the room a
+migration may need, is refused with one line saying why and what to do, and nothing is
+changed. The migrations themselves then run in one transaction
+(memory.services.setup.cortex_prepare): all of them, or none."""
 
 from __future__ import annotations
 
+import re
 import shutil
 
 from django.db import connection
 
 from memory.compiled.text import counted
 from memory.errors import DomainError, Refused
-from memory.selectors.setup import migrations_pending, migrations_unknown
+from memory.selectors.setup import (
+    extensions_available,
+    migrations_pending,
+    migrations_unknown,
+    server_major_version,
+)
 from memory.selectors.storage import data_directory, size_text
 
 # A migration may rewrite a table (ALTER COLUMN ... TYPE, as 0027 did to the events): the new
 # copy sits beside the old one until the transaction commits, with its write-ahead log.
 WAL_HEADROOM_BYTES = 128 * 2**20
 LISTED = 3
-
+# The extensions the migrations create (memory 0001 and 0011), the least version recall
+# reads them with (pgvector 0.8: its iterative HNSW scans), and what ships each on the
+# server's machine ({major}: the server's major version; Debian's and Ubuntu's names).
+EXTENSIONS: dict[str, tuple[tuple[int, ...], str]] = {
+    "vector": ((0, 8, 0), "pgvector 0.8 or later (postgresql-{major}-pgvector)"),
+              "pg_trgm": ((), "PostgreSQL's contrib modules (postgresql-contrib)"),
+              "unaccent": ((), "PostgreSQL's contrib modules (postgresql-contrib)")}
 
 class MigrationRefused(Refused):
     default_code = "migration_refused"
@@ -78,9 +91,38 @@ def disk_room_check(*, pending: list[str], free_bytes: int | None = None) -> Non
             "and run cortex up again; nothing was changed")
 
 
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", text))
+
+
+def extensions_check(*, pending: list[str], available: dict[str, str] | None = None) -> None:
+    """Refuse to start migrating when the server lacks an extension the migrations create,
+    or has one older than Cortex reads (an operator's own PostgreSQL without pgvector, say):
+    a migration, or recall, would fail on it. `available`: name -> version, as the server
+    says (extensions_available)."""
+    if not pending:
+        return
+    if available is None:
+        available = extensions_available(list(EXTENSIONS))
+    lacking = {name: available.get(name) for name, (least, _) in EXTENSIONS.items()
+               if name not in available or _version(available[name]) < least}
+    if not lacking:
+        return
+    major = server_major_version()
+    named = ", ".join(f"{name} (it has {version})" if version else name
+                      for name, version in lacking.items())
+    ships = dict.fromkeys(EXTENSIONS[name][1].format(major=major) for name in lacking)
+    raise MigrationRefused(
+        f"this PostgreSQL server ({major}) lacks the "
+        f"{'extension' if len(lacking) == 1 else 'extensions'} {named} that Cortex needs: "
+        f"install {' and '.join(ships)} on its machine, or leave DATABASE_URL unset to run on "
+        "Cortex's embedded PostgreSQL, which has them; nothing was changed")
+
+
 def migration_preflight() -> list[str]:
     """Check that the pending migrations can run; the pending ones, in order of name."""
     schema_known_check()
     pending = migrations_pending()
+    extensions_check(pending=pending)
     disk_room_check(pending=pending)
     return pending
