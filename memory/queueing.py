@@ -33,8 +33,21 @@ def task_send(name: str, /, **kwargs: Any) -> None:
     task = task_get(name)
     try:
         task.apply_async(kwargs=kwargs)
-    except Exception:  # the broker is away: the task's sweep re-queues the work
-        logger.warning("could not queue %s; its sweep will", name, exc_info=True)
+    except Exception as error:  # the broker is away: the task's sweep re-queues the work
+        # One line, the errors' classes only: a traceback in a command's output says nothing
+        # more to an operator, and a broker's message may carry its address.
+        logger.warning("could not queue %s (%s); its sweep will queue it again", name,
+                       _classes(error))
+
+
+def _classes(error: BaseException) -> str:
+    """The error's class and, when it was raised from another (`raise ... from`), the first
+    cause's: kombu's OperationalError from redis's ConnectionRefusedError."""
+    first = error
+    while first.__cause__ is not None:
+        first = first.__cause__
+    named = type(error).__name__
+    return named if first is error else f"{named}, from {type(first).__name__}"
 
 
 def task_enqueue(name: str, /, **kwargs: Any) -> None:

@@ -64,7 +64,33 @@ def test_a_broker_that_is_away_is_logged_not_raised(
 
     monkeypatch.setattr(_echo, "apply_async", away)
     task_send("tests.queueing_echo", n=3)
-    assert "could not queue tests.queueing_echo" in caplog.text
+    (record,) = [r for r in caplog.records if r.name == "memory.queueing"]
+    assert record.getMessage() == ("could not queue tests.queueing_echo (OSError); its sweep "
+                                   "will queue it again")
+    assert record.exc_info is None  # no traceback in a command's output
+
+
+def test_a_broker_error_names_the_first_cause_it_was_raised_from(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """As kombu raises it: its error from redis's, from the socket's, itself raised while
+    handling an empty pool's IndexError (a context, not a cause: not named)."""
+    def away(*args: Any, **kwargs: Any) -> None:
+        try:
+            [].pop()
+        except IndexError:
+            try:
+                raise ConnectionRefusedError("refused")
+            except ConnectionRefusedError as refused:
+                try:
+                    raise ConnectionError("redis://:hunter2@127.0.0.1:1/0") from refused
+                except ConnectionError as lost:
+                    raise LookupError("redis://:hunter2@127.0.0.1:1/0") from lost
+
+    monkeypatch.setattr(_echo, "apply_async", away)
+    task_send("tests.queueing_echo", n=4)
+    assert "(LookupError, from ConnectionRefusedError); its sweep" in caplog.text
+    assert "hunter2" not in caplog.text
 
 
 def test_an_unknown_task_name_is_an_error() -> None:
