@@ -36,6 +36,7 @@ def main() -> None:
     # start). Moved out of the collector's sight (gc.freeze) once loaded, then collected as usual.
     gc.disable()
     # Lazy: Django (and the embedded servers its settings start) is not on the paths above.
+    from django.core.exceptions import ImproperlyConfigured
     from django.db import OperationalError
 
     from cortex_site.embedded import EmbeddedError
@@ -50,7 +51,8 @@ def main() -> None:
         execute_from_command_line(["cortex", *sys.argv[1:]])
     except KeyboardInterrupt:
         sys.exit("cortex: interrupted")
-    except (DomainError, EmbeddedError) as error:  # a refused migration, a server that cannot start
+    except (DomainError, EmbeddedError, ImproperlyConfigured) as error:
+        # a refused migration, a server that cannot start, a setting that cannot be used
         sys.exit(f"cortex: {error.describe() if isinstance(error, DomainError) else error}")
     except Exception as error:
         from memory.errors import disk_full

@@ -6,10 +6,12 @@ import os
 import secrets
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 import django_stubs_ext
 from celery.schedules import crontab
+from django.core.exceptions import ImproperlyConfigured
 from kombu.entity import Queue
 
 from cortex_site import embedded
@@ -90,10 +92,28 @@ TEMPLATES = [
 ]
 
 DATABASE_URL = os.environ.get("DATABASE_URL") or embedded.postgres_url()
-# Persistent connections (checked before reuse): a new one costs a backend start, the text
-# search dictionaries' load and recall's session settings, more than a recall's statements.
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=None,
-                                              conn_health_checks=True)}
+
+
+def _postgresql(url: str) -> dict[str, Any]:
+    """DATABASE_URL's settings; any other server than PostgreSQL is refused, naming only the
+    URL's scheme (the URL may hold a password). Persistent connections (checked before
+    reuse): a new one costs a backend start, the text search dictionaries' load and
+    recall's session settings, more than a recall's statements."""
+    scheme = url.split("://", 1)[0] if "://" in url else ""
+    try:
+        database = dict(dj_database_url.parse(url, conn_max_age=None, conn_health_checks=True))
+    except ValueError:
+        database = {}
+    if database.get("ENGINE") != "django.db.backends.postgresql":
+        other = f", not a {scheme!r} one" if scheme else ""
+        raise ImproperlyConfigured(
+            "DATABASE_URL must name a PostgreSQL server (postgresql://USER:PASSWORD@HOST:PORT/"
+            f"NAME){other}; or leave it unset to run on Cortex's embedded PostgreSQL under "
+            "CORTEX_HOME")
+    return database
+
+
+DATABASES = {"default": _postgresql(DATABASE_URL)}
 DATABASES["default"]["TEST"] = {"NAME": os.environ.get("CORTEX_TEST_DB", "test_cortex")}
 # No JIT: on a large graph recall's one lexical statement is estimated above jit_above_cost
 # (33 of 60 in bench/recall_latency.py's contexts, 2 above the inlining and optimizing

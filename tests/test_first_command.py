@@ -65,3 +65,19 @@ def test_an_unreachable_database_is_one_line(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
     assert done.stderr.strip().count("\n") == 0, done.stderr
     assert "database cannot be reached" in done.stderr
+
+
+@pytest.mark.parametrize(("url", "said"), [
+    ("mysql://root:s3cret-pw@db.example/cortex", "not a 'mysql' one"),
+    ("sqlite:////tmp/cortex.db", "not a 'sqlite' one"),
+    ("s3cret-pw@db.example/cortex", "(postgresql://USER:PASSWORD@HOST:PORT/NAME); or leave"),
+])
+def test_a_database_url_that_is_not_postgresql_is_one_line(tmp_path: Path, url: str,
+                                                          said: str) -> None:
+    env = {**_fresh_env(tmp_path / "home"), "DATABASE_URL": url}
+    done = subprocess.run([CORTEX, "remember", "x"], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 1
+    assert done.stderr.startswith("cortex: DATABASE_URL must name a PostgreSQL server ")
+    assert done.stderr.strip().count("\n") == 0, done.stderr
+    assert said in done.stderr and "s3cret" not in done.stderr
