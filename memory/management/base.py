@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from django.core.management.base import (
@@ -21,8 +22,20 @@ from django.core.management.base import (
     CommandParser,
     DjangoHelpFormatter,
 )
+from django.utils import timezone
 
 from memory.errors import DomainError
+
+
+def instant(value: str) -> datetime:
+    """An option's ISO 8601 instant (an argparse type: a bad one is the option's usage error,
+    named by argparse); without an offset, in the configured time zone."""
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not an ISO 8601 date or time") from None
+    return parsed if timezone.is_aware(parsed) else timezone.make_aware(parsed)
+
 
 # Django's options on every command (django.core.management.base.BaseCommand.create_parser).
 DJANGO_OPTIONS = frozenset({"--version", "--verbosity", "--settings", "--pythonpath",

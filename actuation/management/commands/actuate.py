@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from argparse import ArgumentParser
-from datetime import datetime
 from typing import Any
 
 from actuation.models import Proposal, PullRequestMode
@@ -22,7 +21,7 @@ from actuation.services.applying import proposal_apply
 from actuation.services.detection import detection_run
 from actuation.services.proposals import proposal_approve, proposal_reject
 from actuation.services.repositories import repository_add
-from memory.management.base import DomainCommand
+from memory.management.base import DomainCommand, instant
 
 
 class Command(DomainCommand):
@@ -42,7 +41,7 @@ class Command(DomainCommand):
         detect = actions.add_parser("detect", help="Run the detectors now.")
         detect.add_argument("--dry-run", action="store_true")
         detect.add_argument("--json", action="store_true")
-        detect.add_argument("--now", type=datetime.fromisoformat, default=None,
+        detect.add_argument("--now", type=instant, default=None,
                             help="Detect as if at this ISO time (default: now).")
         listing = actions.add_parser("list", help="The approval queue.")
         listing.add_argument("--state", default=None)

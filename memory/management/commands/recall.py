@@ -9,8 +9,7 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
-from memory.management.base import DomainCommand
-from memory.management.commands.sleep import parse_instant
+from memory.management.base import DomainCommand, instant
 from memory.selectors.recall import RecallFilters
 from memory.services.recall import recall_run
 
@@ -31,7 +30,7 @@ class Command(DomainCommand):
         parser.add_argument("--project", default="", help="only what belongs to this project")
         parser.add_argument("--actor", default="", help="only what this actor said or did")
         parser.add_argument("--limit", type=int, help="how many hits (default: the config's)")
-        parser.add_argument("--as-of", help="evaluate at this ISO 8601 time")
+        parser.add_argument("--as-of", type=instant, help="evaluate at this ISO 8601 time")
         parser.add_argument("--include-faded", action="store_true",
                             help="also entities faded below their threshold")
         parser.add_argument("--reinforce", action="store_true",
@@ -41,9 +40,8 @@ class Command(DomainCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         filters = RecallFilters(namespace=options["namespace"], project=options["project"],
                                 actor=options["actor"])
-        as_of = parse_instant(options["as_of"]) if options["as_of"] else None
         result = recall_run(query=" ".join(options["query"]), unit=options["unit"],
-                            filters=filters, limit=options["limit"], as_of=as_of,
+                            filters=filters, limit=options["limit"], as_of=options["as_of"],
                             include_faded=options["include_faded"],
                             reinforce=options["reinforce"])
         hits = [hit.as_dict() for hit in result.hits]

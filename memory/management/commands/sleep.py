@@ -7,19 +7,9 @@ from datetime import datetime
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
-from django.utils import timezone
 
-from memory.management.base import DomainCommand
+from memory.management.base import DomainCommand, instant
 from memory.services.sleep_cycle import sleep_cycle_run
-
-
-def parse_instant(value: str) -> datetime:
-    """An ISO 8601 instant; without an offset, in the configured time zone."""
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        raise CommandError(f"--now: {value!r} is not an ISO 8601 date or time") from None
-    return parsed if timezone.is_aware(parsed) else timezone.make_aware(parsed)
 
 
 class Command(DomainCommand):
@@ -33,11 +23,11 @@ class Command(DomainCommand):
     requires_system_checks: list[str] = []
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--now", help="evaluate as if at this ISO 8601 time (default: now)")
+        parser.add_argument("--now", type=instant,
+                            help="evaluate as if at this ISO 8601 time (default: now)")
 
-    def handle(self, *args: Any, now: str | None, **options: Any) -> None:
-        as_of = parse_instant(now) if now else None
-        run = sleep_cycle_run(now=as_of, trigger="command")
+    def handle(self, *args: Any, now: datetime | None, **options: Any) -> None:
+        run = sleep_cycle_run(now=now, trigger="command")
         self.stdout.write(f"run {run.pk} as of {run.as_of.isoformat()}: {run.status} "
                           f"in {run.duration_ms} ms")
         for step in run.steps:
