@@ -119,7 +119,7 @@ def recall_run(
     query = query.strip()
     if not query:
         raise Invalid("A query is required.", fields={"q": "This field is required."})
-    limit = limit or section.limit
+    limit = section.limit if limit is None else limit
     if not 1 <= limit <= section.max_limit:
         raise Invalid(f"limit must be within 1..{section.max_limit}.", fields={"limit": "range"})
     now = now or clock.now()

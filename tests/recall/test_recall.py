@@ -14,6 +14,7 @@ from rest_framework.test import APIClient
 
 from insight.services.analysis import analysis_drain
 from memory.config import config_get
+from memory.errors import Invalid
 from memory.models import Entity, EntityAlias, Fact, Memory, MemoryEvent, Relation
 from memory.retain.text import claim_lemmas, normalize
 from memory.services.embeddings import entity_embed_pending
@@ -214,6 +215,14 @@ def test_the_api_needs_the_scope_and_checks_its_input(graph: dict[str, Entity]) 
     assert bad.status_code == 400 and "limit" in bad.json()["error"]["fields"]
     missing = client.get("/api/recall/")
     assert missing.status_code == 400 and "q" in missing.json()["error"]["fields"]
+
+
+def test_a_limit_of_zero_is_refused_not_read_as_the_default(graph: dict[str, Entity]) -> None:
+    """As the API refuses it; `cortex recall --limit 0` and MCP call the service directly."""
+    with pytest.raises(Invalid) as refused:
+        recall_run(query="Anya Kowalski", limit=0, reinforce=False)
+    assert refused.value.fields == {"limit": "range"}
+    assert len(recall_run(query="Anya Kowalski", limit=1, reinforce=False).hits) == 1
 
 
 def _remember(*texts: tuple[str, str]) -> None:
