@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tarfile
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +22,11 @@ from django.conf import settings
 from django.db import connection
 
 from insight.services.analysis import analysis_drain
-from memory.errors import DomainError
+from memory.errors import DomainError, Invalid, Refused
 from memory.models.events import MemoryEvent
 from memory.selectors.graph import graph_digest
 from memory.services.agents import agent_create
-from memory.services.backup import backup_create, backup_prune, restore_run
+from memory.services.backup import backup_create, backup_prune, backup_target, restore_run
 from memory.services.events import event_append
 from memory.services.memories import memories_remember
 from memory.services.retain import retain_drain
@@ -191,6 +192,25 @@ def test_a_backup_never_overwrites_and_the_nightly_keeps_the_last_n(filled: str,
         "cortex-20260604T030000.cortex-backup", "cortex-20260605T030000.cortex-backup",
         "notes.txt"]
     assert len(removed) == 3
+
+
+def test_a_backup_path_is_a_new_file_or_a_directory_inside_one_that_exists(
+        tmp_path: Path) -> None:
+    now = datetime(2026, 6, 1, 2, 30, tzinfo=UTC)
+    name = "cortex-20260601T023000.cortex-backup"
+    assert backup_target(home=tmp_path, path=tmp_path, now=now) == tmp_path / name
+    assert backup_target(home=tmp_path, path=tmp_path / "new", now=now) == (
+        tmp_path / "new" / name)
+    assert (tmp_path / "new").is_dir()
+    assert backup_target(home=tmp_path, path=tmp_path / "b.cortex-backup", now=now) == (
+        tmp_path / "b.cortex-backup")
+    (tmp_path / "notes").write_text("an operator's file")
+    with pytest.raises(Refused, match="never overwrites"):  # no suffix, yet a file
+        backup_target(home=tmp_path, path=tmp_path / "notes", now=now)
+    with pytest.raises(Invalid, match="is not a directory"):  # /mnt/usbb/ for /mnt/usb/
+        backup_target(home=tmp_path, path=tmp_path / "usbb" / "cortex", now=now)
+    assert not (tmp_path / "usbb").exists()
+    assert (tmp_path / "notes").read_text() == "an operator's file"
 
 
 @pytest.fixture

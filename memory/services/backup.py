@@ -152,18 +152,25 @@ def _backup_write(*, home: Path, path: Path | None, now: datetime | None) -> Bac
 
 
 def backup_target(*, home: Path, path: Path | None, now: datetime) -> Path:
-    directory = path if path is not None and (path.is_dir() or not path.suffix) else None
+    """Where a backup goes: a new file named by `now` in the configured directory (made when
+    missing) or in the directory `path` names, or the new file `path`. A directory an
+    operator names is made only inside one that exists (a mount point's typo must not fill
+    the disk beneath it); an existing file is never overwritten."""
+    name = f"cortex-{now.strftime('%Y%m%dT%H%M%S')}{SUFFIX}"
     if path is None:
         directory = backups_directory(home=home)
-    if directory is not None:
         directory.mkdir(parents=True, exist_ok=True)
-        return directory / f"cortex-{now.strftime('%Y%m%dT%H%M%S')}{SUFFIX}"
-    assert path is not None
+        return directory / name
+    if path.is_dir():
+        return path / name
     if path.exists():
         raise Refused(f"{path} exists: a backup never overwrites a file.",
                       fields={"path": "exists"})
     if not path.parent.is_dir():
         raise Invalid(f"{path.parent} is not a directory.", fields={"path": "no such directory"})
+    if not path.suffix:  # a new directory
+        path.mkdir()
+        return path / name
     return path
 
 
