@@ -213,6 +213,19 @@ def test_a_backup_path_is_a_new_file_or_a_directory_inside_one_that_exists(
     assert (tmp_path / "notes").read_text() == "an operator's file"
 
 
+def test_what_is_not_a_backup_file_is_refused_in_one_line(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (tmp_path / "notes.cortex-backup").write_text("an operator's notes, not a backup\n")
+    with pytest.raises(Invalid) as refused:
+        restore_run(path=tmp_path / "notes.cortex-backup", home=home)
+    said = refused.value.describe()
+    assert "is not a Cortex backup (" in said and "\n" not in said, said
+    with pytest.raises(Invalid, match="is a directory: give the backup file in it"):
+        restore_run(path=tmp_path, home=home)
+    assert list(home.iterdir()) == []
+
+
 @pytest.fixture
 def full_disk(tmp_path: Path) -> Any:
     mount = tmp_path / "full"

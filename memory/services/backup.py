@@ -243,6 +243,9 @@ def restore_run(*, path: Path, home: Path) -> RestoreReport:
     if connection.in_atomic_block:
         raise Refused("A restore replaces the database: not inside a transaction.")
     started = time.monotonic()
+    if path.is_dir():
+        raise Invalid(f"{path} is a directory: give the backup file in it "
+                      f"(cortex-<date>{SUFFIX}).", fields={"path": "a directory"})
     if not path.is_file():
         raise Invalid(f"{path}: no such file.", fields={"path": "no such file"})
     events_here = _events_here()
@@ -282,7 +285,9 @@ def _tar_extract(path: Path, work: Path) -> dict[str, Any]:
                               fields={"path": "not a Cortex backup"})
             tar.extractall(work, filter="data")
     except tarfile.TarError as error:
-        raise Invalid(f"{path} is not a Cortex backup ({error}).",
+        # tarfile lists each compression it tried, a line each: its first line says enough.
+        reason = (str(error).splitlines() or [type(error).__name__])[0].rstrip(":")
+        raise Invalid(f"{path} is not a Cortex backup ({reason}).",
                       fields={"path": "not a Cortex backup"}) from error
     manifest: dict[str, Any] = json.loads((work / MANIFEST).read_text())
     if manifest.get("format") != FORMAT:
