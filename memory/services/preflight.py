@@ -30,8 +30,10 @@ LISTED = 3
 # server's machine ({major}: the server's major version; Debian's and Ubuntu's names).
 EXTENSIONS: dict[str, tuple[tuple[int, ...], str]] = {
     "vector": ((0, 8, 0), "pgvector 0.8 or later (postgresql-{major}-pgvector)"),
-              "pg_trgm": ((), "PostgreSQL's contrib modules (postgresql-contrib)"),
-              "unaccent": ((), "PostgreSQL's contrib modules (postgresql-contrib)")}
+    "pg_trgm": ((), "PostgreSQL's contrib modules (postgresql-contrib)"),
+    "unaccent": ((), "PostgreSQL's contrib modules (postgresql-contrib)"),
+}
+
 
 class MigrationRefused(Refused):
     default_code = "migration_refused"
