@@ -28,7 +28,7 @@ from django.db.models.expressions import RawSQL
 from memory.config import DecayConfig
 from memory.models import Entity, Relation
 from memory.recall.fusion import Candidate
-from memory.retain.text import normalize
+from memory.retain.text import STOPWORDS, normalize
 from memory.selectors.entities import STRENGTH_NOW, entity_with_strength
 from memory.selectors.recall_bm25 import bm25_sql
 from memory.selectors.recall_terms import TextQuery
@@ -211,9 +211,13 @@ def _mentions_sql(chosen: str, chosen_params: list[Any], scope: Scope) -> Statem
 # ---- trigram ---------------------------------------------------------------------------
 
 def query_grams(query: str, *, max_words: int = 12) -> list[str]:
-    """The query's words (3 letters or more) and adjacent word pairs, normalized like aliases,
-    plus the whole query when short: what a misspelled name is compared with."""
-    words = [w for w in normalize(query).split() if len(w) >= 3][:max_words]
+    """The query's words (3 letters or more, not stopwords) and pairs of them next to each
+    other once the stopwords are left out, normalized like aliases, plus the whole query when
+    short: what a misspelled name is compared with. (Each gram is a scan of the alias
+    trigram index: a prompt's 'with', 'the', 'please' and their pairs were a third of its
+    grams and matched no name.)"""
+    words = [w for w in normalize(query).split()
+             if len(w) >= 3 and w not in STOPWORDS][:max_words]
     grams = words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)]
     whole = normalize(query)
     if whole and len(whole.split()) <= 4:

@@ -11,6 +11,7 @@ from django.db import transaction
 
 from memory.models import Entity, EntityAlias
 from memory.retain.text import normalize
+from memory.selectors.recall import query_grams
 from memory.services.entities import entity_create
 from memory.services.recall import recall_run
 from memory.services.taxonomy import namespace_resolve, taxonomy_sync
@@ -55,3 +56,13 @@ def test_what_is_written_to_the_aliases_after_a_recall_is_seen_by_the_next() -> 
     other = _person("someone-else", "Someone Else")
     EntityAlias.objects.filter(entity=bea).update(entity=other)
     assert set(_found()) == {anya.key, other.key}
+
+
+def test_a_query_s_grams_leave_its_stopwords_out() -> None:
+    """Each gram is a scan of the alias trigram index; 'please', 'the', 'with' match no name.
+    A short query is still compared whole, stopwords and all."""
+    assert query_grams("Please add the retry to billing-api with httpx") == [
+        "add", "add retry", "api", "api httpx", "billing", "billing api", "httpx", "retry",
+        "retry billing"]
+    assert query_grams("the Lisbon launch") == [
+        "launch", "lisbon", "lisbon launch", "the lisbon launch"]
