@@ -28,10 +28,11 @@ LISTED = 3
 # The extensions the migrations create (memory 0001 and 0011), the least version recall
 # reads them with (pgvector 0.8: its iterative HNSW scans), and what ships each on the
 # server's machine ({major}: the server's major version; Debian's and Ubuntu's names).
+CONTRIB = "PostgreSQL's contrib modules (postgresql-contrib)"
 EXTENSIONS: dict[str, tuple[tuple[int, ...], str]] = {
     "vector": ((0, 8, 0), "pgvector 0.8 or later (postgresql-{major}-pgvector)"),
-    "pg_trgm": ((), "PostgreSQL's contrib modules (postgresql-contrib)"),
-    "unaccent": ((), "PostgreSQL's contrib modules (postgresql-contrib)"),
+    "pg_trgm": ((), CONTRIB),
+    "unaccent": ((), CONTRIB),
 }
 
 
