@@ -1,6 +1,7 @@
 """The embedded server is set for one operator's database (issue 27): the write-ahead log
-bounded by its checkpoints, no WAL sender, autovacuum keeping pace; a new home starts so,
-an older one is brought to it (the WAL level from its next start)."""
+bounded by its checkpoints, no WAL sender, autovacuum keeping pace, the buffer cache kept
+across a restart; a new home starts so, an older one is brought to it (the WAL level and
+the preloaded library from its next start)."""
 
 from __future__ import annotations
 
@@ -70,3 +71,40 @@ def test_a_new_home_s_server_starts_with_the_storage_settings(tmp_path: Any) -> 
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr[:3000]
     assert done.stdout.split() == sorted(f"{n}={v}" for n, v in WANTED.items())
+
+
+def _in_new_home(home: Any, script: str) -> str:
+    env = {**os.environ, "CORTEX_HOME": str(home)}
+    env.pop("XDG_RUNTIME_DIR", None)  # the new home's own lock
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[:3000]
+    return done.stdout
+
+
+def test_the_buffer_cache_outlives_a_restart(tmp_path: Any) -> None:
+    """autoprewarm: the blocks the cache held are listed when the server stops (its last
+    user gone) and read back when it starts again."""
+    home = tmp_path / "home"
+    script = ("import psycopg; from cortex_site import embedded\n"
+              "with psycopg.connect(embedded.postgres_url()) as c:\n"
+              "    print(c.execute('SHOW shared_preload_libraries').fetchone()[0])\n"
+              "    c.execute('SELECT count(*) FROM pg_class').fetchone()\n")
+    assert _in_new_home(home, script).split() == ["pg_prewarm"]
+    listed = (home / "pgdata" / "autoprewarm.blocks").read_text().splitlines()
+    count = int(listed[0].strip("<>"))
+    assert count > 0 and len(listed) == count + 1
+    # read back in the background once the server is up: waited for while it runs
+    again = """
+import time
+from cortex_site import embedded
+embedded.postgres_url()
+log = embedded.cortex_home() / "pgdata" / "log"
+deadline = time.monotonic() + 30
+while "autoprewarm successfully" not in log.read_text() and time.monotonic() < deadline:
+    time.sleep(0.1)
+said = [line for line in log.read_text().splitlines() if "autoprewarm successfully" in line]
+print(said[-1].split("LOG:")[1].strip() if said else "")
+"""
+    assert _in_new_home(home, again).strip() == (
+        f"autoprewarm successfully prewarmed {count} of {count} previously-loaded blocks")
