@@ -75,3 +75,14 @@ def test_show_lists_the_items_and_approve_drops_some(target: TargetRepository) -
         _run("approve", str(proposal.pk), "--by", "alice", "--drop", "Bash(ls:*)")
     proposal.refresh_from_db()
     assert proposal.state == "approved" and "Bash(ls:*)" not in proposal.diff
+
+
+@pytest.mark.django_db
+def test_an_empty_queue_says_so_and_what_fills_it(repo: Repo) -> None:
+    assert _run("list") == ("No proposals: Cortex proposes changes to the repositories you add "
+                            "(cortex actuate repo add NAME PATH).\n")
+    _run("repo", "add", "shop", str(repo.clone))
+    assert _run("list", "--state", "applied").startswith("No applied proposals (")
+    assert json.loads(_run("list", "--json")) == []
+    with pytest.raises(CommandError, match="invalid choice: 'aplied'"):
+        _run("list", "--state", "aplied")

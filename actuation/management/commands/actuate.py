@@ -1,5 +1,5 @@
 """`cortex actuate repo add NAME PATH [--remote R] [--branch B]`,
-`detect [--dry-run] [--json] [--now ISO]`, `list [--json]`, `show ID [--json]`,
+`detect [--dry-run] [--json] [--now ISO]`, `list [--state STATE] [--json]`, `show ID [--json]`,
 `approve ID [--drop KEY]... [--by USERNAME]`, `reject ID --reason TEXT [--by USERNAME]`:
 Layer 4 from the terminal."""
 
@@ -9,7 +9,7 @@ import json
 from argparse import ArgumentParser
 from typing import Any
 
-from actuation.models import Proposal, PullRequestMode
+from actuation.models import Proposal, ProposalState, PullRequestMode
 from actuation.selectors.operators import operator_default
 from actuation.selectors.proposals import (
     proposal_as_dict,
@@ -17,6 +17,7 @@ from actuation.selectors.proposals import (
     proposal_list,
     proposal_outcome_line,
 )
+from actuation.selectors.repositories import repository_list
 from actuation.services.applying import proposal_apply
 from actuation.services.detection import detection_run
 from actuation.services.proposals import proposal_approve, proposal_reject
@@ -44,7 +45,7 @@ class Command(DomainCommand):
         detect.add_argument("--now", type=instant, default=None,
                             help="Detect as if at this ISO time (default: now).")
         listing = actions.add_parser("list", help="The approval queue.")
-        listing.add_argument("--state", default=None)
+        listing.add_argument("--state", default=None, choices=ProposalState.values)
         listing.add_argument("--json", action="store_true")
         show = actions.add_parser("show", help="One proposal, with its diff.")
         show.add_argument("id", type=int)
@@ -105,6 +106,16 @@ class Command(DomainCommand):
             return
         for proposal in rows:
             self.stdout.write(self._line(proposal))
+        if not rows:
+            self.stdout.write(self._none(options["state"]))
+
+    @staticmethod
+    def _none(state: str | None) -> str:
+        if not repository_list():
+            return ("No proposals: Cortex proposes changes to the repositories you add "
+                    "(cortex actuate repo add NAME PATH).")
+        return (f"No {state + ' ' if state else ''}proposals (the nightly sleep cycle looks "
+                "for patterns; cortex actuate detect looks now).")
 
     def _show(self, options: dict[str, Any]) -> None:
         proposal = proposal_get(proposal_id=options["id"])
