@@ -86,3 +86,10 @@ def test_an_empty_queue_says_so_and_what_fills_it(repo: Repo) -> None:
     assert json.loads(_run("list", "--json")) == []
     with pytest.raises(CommandError, match="invalid choice: 'aplied'"):
         _run("list", "--state", "aplied")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("decision", [("approve", "999"), ("reject", "999", "--reason", "no")])
+def test_a_missing_proposal_is_said_before_a_missing_operator(decision: tuple[str, ...]) -> None:
+    with pytest.raises(CommandError, match="No proposal 999"):
+        _run(*decision)

@@ -140,8 +140,7 @@ class Command(DomainCommand):
                               f"{proposal.pr_url or proposal.pr_command}")
 
     def _approve(self, options: dict[str, Any]) -> None:
-        proposal = proposal_approve(proposal_id=options["id"],
-                                    by=options["by"] or operator_default(),
+        proposal = proposal_approve(proposal_id=options["id"], by=_decider(options),
                                     drop=options["drop"])
         if not options["wait"]:
             self.stdout.write(f"#{proposal.pk} approved by {proposal.decided_by}; the worker "
@@ -158,5 +157,12 @@ class Command(DomainCommand):
 
     def _reject(self, options: dict[str, Any]) -> None:
         proposal = proposal_reject(proposal_id=options["id"], reason=options["reason"],
-                                   by=options["by"] or operator_default())
+                                   by=_decider(options))
         self.stdout.write(f"#{proposal.pk} rejected by {proposal.decided_by}.")
+
+
+def _decider(options: dict[str, Any]) -> str:
+    """--by, else the local operator; a proposal that does not exist is said first (no
+    operator account is then beside the point)."""
+    proposal_get(proposal_id=options["id"])
+    return str(options["by"] or operator_default())
