@@ -162,7 +162,9 @@ class Command(DomainCommand):
 
 
 def _decider(options: dict[str, Any]) -> str:
-    """--by, else the local operator; a proposal that does not exist is said first (no
+    """--by, else the local operator: a proposal that does not exist is said first (no
     operator account is then beside the point)."""
+    if options["by"]:
+        return str(options["by"])
     proposal_get(proposal_id=options["id"])
-    return str(options["by"] or operator_default())
+    return operator_default()
