@@ -191,6 +191,16 @@ def test_an_entity_is_found_by_meaning_alone(graph: dict[str, Entity]) -> None:
     assert _keys(query, strategies_on=("vector",))[0] == database.key
 
 
+def test_a_file_is_found_by_its_base_name_and_its_words(graph: dict[str, Entity]) -> None:
+    """PostgreSQL's parser reads "/src/auth.py" as one token: the name's parts are matched
+    too, without a vector."""
+    auth = _entity("world:artifact", "billing-api-src-auth.py", "billing-api/src/auth.py")
+    _entity("world:artifact", "billing-api-src-users.py", "billing-api/src/users.py")
+    _entity("world:artifact", "data-pipeline-src-sync.py", "data-pipeline/src/sync.py")
+    for query in ("auth.py", "the auth module of billing-api", "billing-api/src/auth.py"):
+        assert _keys(query, strategies_on=("fulltext",))[0] == auth.key, query
+
+
 def test_strength_is_a_bounded_boost_not_a_burial(graph: dict[str, Entity]) -> None:
     """A faded entity that matches the query clearly better still ranks first."""
     weak = _entity("world:person", "marguerite-duras", "Marguerite Duras")
