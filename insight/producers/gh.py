@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from insight.producers.base import IngestSummary, Progress
-from insight.producers.gh_export import SOURCE, gh_events, gh_items
+from insight.producers.gh_export import SOURCE, NotAnExport, gh_events, gh_export_items
 from insight.producers.sink import EventSink
 
 
@@ -23,10 +23,9 @@ class GhProducer:
         data = self.path.read_bytes()
         progress.start(files=1, total_bytes=len(data))
         try:
-            items = list(gh_items(data))
-        except ValueError:
-            summary.malformed["unparseable"] += 1
-            items = []
+            items = gh_export_items(data, repo=self.repo)
+        except NotAnExport as error:
+            raise NotAnExport(f"{self.path}: {error}") from None
         with EventSink(source=self.source, summary=summary, progress=progress) as sink:
             for item in items:
                 summary.lines += 1

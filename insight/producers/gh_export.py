@@ -21,7 +21,33 @@ _PR_KEYS = frozenset({"headRefName", "baseRefName", "mergedAt", "isDraft", "revi
                       "mergeable", "reviewDecision", "additions", "deletions", "mergeCommit"})
 
 
-def gh_items(data: bytes) -> Iterator[dict[str, Any]]:
+WHAT = "the JSON of `gh pr list --json ...` or `gh issue list --json ...`"
+
+
+class NotAnExport(ValueError):
+    """The file is not a gh export, or not one Cortex can key: nothing of it is read."""
+
+
+def gh_export_items(data: bytes, *, repo: str = "") -> list[dict[str, Any]]:
+    """Every pull request or issue of an export, each checked before any is stored: a file
+    that is not JSON, an object without a number (a package.json, a gh api response) or,
+    without `repo`, without its url (the repository its key names) is refused whole."""
+    try:
+        items = list(_gh_items(data))
+    except orjson.JSONDecodeError:
+        raise NotAnExport(f"not JSON: give {WHAT}") from None
+    for position, item in enumerate(items, start=1):
+        match = _URL.match(str(item.get("url") or ""))
+        if not (match or str(item.get("number") or "").isdigit()):
+            raise NotAnExport(f"item {position} has no number: give {WHAT}, with number "
+                              "among its fields")
+        if not (match or repo):
+            raise NotAnExport(f"item {position} has no url: add url to the fields of --json, "
+                              "or name the repository with --repo owner/name")
+    return items
+
+
+def _gh_items(data: bytes) -> Iterator[dict[str, Any]]:
     """The objects of an export: a JSON array, one object, or JSON lines."""
     try:
         value = orjson.loads(data)

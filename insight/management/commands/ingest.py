@@ -20,6 +20,7 @@ from insight.producers.base import Producer
 from insight.producers.claude_code import ClaudeCodeProducer, default_roots
 from insight.producers.claude_code_readers import READERS, ReaderStopped
 from insight.producers.gh import GhProducer
+from insight.producers.gh_export import NotAnExport
 from insight.producers.git import GitProducer
 
 
@@ -58,6 +59,8 @@ class Command(BaseCommand):
                     summary = producer.run(progress=progress)
                 except ReaderStopped as stopped:  # what was written stays: a re-run resumes
                     raise CommandError(str(stopped)) from None
+                except NotAnExport as refused:  # checked whole before anything is stored
+                    raise CommandError(str(refused)) from None
                 if follower is not None:
                     progress.raw_done()
                     if follower.finish(progress.tick) != 0:

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from django.core.management.base import CommandError
 
 from memory.models.events import MemoryEvent
 
@@ -62,3 +63,24 @@ def test_a_second_import_stores_nothing_and_the_repo_can_be_named(tmp_path: Path
     assert first["events_stored"] == 3
     assert (again["events_stored"], again["duplicates"]) == (0, 3)
     assert MemoryEvent.objects.get(source_id="acme/shop#42").subtype == "pull_request"
+
+
+@pytest.mark.parametrize(("content", "said"), [
+    (b"name,title\n42,Add VAT rounding\n", "not JSON"),
+    (json.dumps({"name": "shop", "version": "1.0.0"}).encode(), "item 1 has no number"),
+    (json.dumps([*PRS, {"title": "no number"}]).encode(), "item 2 has no number"),
+    (json.dumps([{k: v for k, v in PRS[0].items() if k != "url"}]).encode(),
+     "item 1 has no url"),
+])
+def test_a_file_that_is_not_an_export_is_refused_whole(tmp_path: Path, content: bytes,
+                                                       said: str) -> None:
+    (tmp_path / "export.json").write_bytes(content)
+    with pytest.raises(CommandError, match=said) as refused:
+        ingest("gh", str(tmp_path / "export.json"))
+    assert str(refused.value).startswith(f"{tmp_path / 'export.json'}: ")
+    assert not MemoryEvent.objects.filter(source="gh").exists()
+
+
+def test_an_empty_export_is_an_export(tmp_path: Path) -> None:
+    (tmp_path / "prs.json").write_text("[]")
+    assert ingest("gh", str(tmp_path / "prs.json"))["events_stored"] == 0
