@@ -16,7 +16,7 @@ import psycopg
 import pytest
 from django.db import connection
 
-from memory.selectors.setup import extensions_available
+from memory.selectors.setup import extensions_available, extensions_uncreatable
 from memory.services.preflight import MigrationRefused, extensions_check
 
 REPO = Path(__file__).resolve().parents[1]
@@ -106,6 +106,72 @@ def test_a_server_without_pgvector_is_refused_in_one_line_nothing_created(
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
     assert "lacks the extension vector that Cortex needs: install pgvector" in done.stderr
     with psycopg.connect(other_database) as conn:
+        assert conn.execute("SELECT count(*) FROM pg_class c JOIN pg_namespace n "
+                            "ON n.oid = c.relnamespace WHERE n.nspname = 'public'"
+                            ).fetchone() == (0,)
+
+
+def _role_set(name: str | None) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(f'SET LOCAL ROLE "{name}"' if name else "RESET ROLE")
+
+
+@pytest.fixture
+def plain_role() -> Iterator[str]:
+    """A role that is not a superuser, this test's transaction's (rolled back with it)."""
+    name = f"cortex_plain_{uuid.uuid4().hex[:8]}"
+    with connection.cursor() as cursor:
+        cursor.execute(f'CREATE ROLE "{name}" NOSUPERUSER')
+    yield name
+    _role_set(None)
+
+
+def test_an_extension_a_plain_role_may_not_create_is_named(plain_role: str) -> None:
+    # dblink needs a superuser; hstore is trusted: CREATE on the database is enough; vector
+    # is installed in this database already.
+    names = ["dblink", "hstore", "vector"]
+    _role_set(plain_role)
+    found = extensions_uncreatable(names)
+    assert (found.role, found.database) == (plain_role, connection.settings_dict["NAME"])
+    assert found.extensions == ["dblink", "hstore"]
+    _role_set(None)
+    with connection.cursor() as cursor:
+        cursor.execute(f'GRANT CREATE ON DATABASE "{found.database}" TO "{plain_role}"')
+    _role_set(plain_role)
+    assert extensions_uncreatable(names).extensions == ["dblink"]
+    _role_set(None)
+    assert extensions_uncreatable(names).extensions == []
+
+
+@pytest.fixture
+def plain_database() -> Iterator[str]:
+    """A new database owned by a new role that is not a superuser, on this server."""
+    params = connection.get_connection_params()
+    server = {key: params[key] for key in ("host", "port", "user", "password") if params.get(key)}
+    admin = psycopg.connect(**server, dbname="postgres", autocommit=True)
+    name = f"cortex_plain_{uuid.uuid4().hex[:8]}"
+    with admin:
+        admin.execute(f'CREATE ROLE "{name}" LOGIN NOSUPERUSER')
+        admin.execute(f'CREATE DATABASE "{name}" OWNER "{name}"')
+        try:
+            port = f":{server['port']}" if "port" in server else ""
+            yield f"postgresql://{name}@{port}/{name}?host={server.get('host', '')}"
+        finally:
+            admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+            admin.execute(f'DROP ROLE "{name}"')
+
+
+def test_a_role_that_may_not_create_pgvector_is_refused_in_one_line_nothing_created(
+        plain_database: str, tmp_path: Path) -> None:
+    env = {**os.environ, "DATABASE_URL": plain_database, "CORTEX_HOME": str(tmp_path)}
+    done = subprocess.run([CORTEX, "remember", "this must not be written"], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+    role = plain_database.split("@")[0].rsplit("/", 1)[-1]
+    assert (f"the role {role} may not create the extension vector that Cortex needs: have a "
+            f"superuser run `CREATE EXTENSION vector;` in the database {role}, ") in done.stderr
+    with psycopg.connect(plain_database) as conn:
         assert conn.execute("SELECT count(*) FROM pg_class c JOIN pg_namespace n "
                             "ON n.oid = c.relnamespace WHERE n.nspname = 'public'"
                             ).fetchone() == (0,)

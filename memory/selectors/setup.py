@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.apps import apps
@@ -85,3 +86,30 @@ def server_major_version() -> int:
         cursor.execute("SELECT current_setting('server_version_num')::int / 10000")
         row = cursor.fetchone()
     return int(row[0]) if row else 0
+
+
+@dataclass(frozen=True)
+class Uncreatable:
+    role: str
+    database: str
+    extensions: list[str]
+
+
+def extensions_uncreatable(names: list[str]) -> Uncreatable:
+    """Of the extensions `names` this server has and this database does not, those the
+    connected role may not create: it is not a superuser, and the extension needs one (not
+    trusted) or the role lacks CREATE on the database."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT current_user, current_database(), coalesce(array_agg(e.name ORDER BY "
+            "e.name) FILTER (WHERE e.name IS NOT NULL), '{}') "
+            "FROM pg_available_extensions e "
+            "JOIN pg_available_extension_versions v "
+            "  ON v.name = e.name AND v.version = e.default_version "
+            "WHERE e.name = ANY(%s) AND e.installed_version IS NULL "
+            "  AND NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) "
+            "  AND NOT ((v.trusted OR NOT v.superuser) "
+            "           AND has_database_privilege(current_database(), 'CREATE'))",
+            [names])
+        role, database, found = cursor.fetchone() or ("", "", [])
+    return Uncreatable(role=str(role), database=str(database), extensions=list(found))

@@ -14,7 +14,9 @@ from django.db import connection
 from memory.compiled.text import counted
 from memory.errors import DomainError, Refused
 from memory.selectors.setup import (
+    Uncreatable,
     extensions_available,
+    extensions_uncreatable,
     migrations_pending,
     migrations_unknown,
     server_major_version,
@@ -122,10 +124,32 @@ def extensions_check(*, pending: list[str], available: dict[str, str] | None = N
         "Cortex's embedded PostgreSQL, which has them; nothing was changed")
 
 
+def extensions_creatable_check(*, pending: list[str],
+                               uncreatable: Uncreatable | None = None) -> None:
+    """Refuse to start migrating when the server has an extension the migrations create but
+    the role DATABASE_URL names may not create it (an operator's own server, a role that is
+    not a superuser): a superuser creates it once, then the migrations find it."""
+    if not pending:
+        return
+    if uncreatable is None:
+        uncreatable = extensions_uncreatable(list(EXTENSIONS))
+    names = uncreatable.extensions
+    if not names:
+        return
+    creates = " ".join(f"CREATE EXTENSION {name};" for name in names)
+    raise MigrationRefused(
+        f"the role {uncreatable.role} may not create the "
+        f"{'extension' if len(names) == 1 else 'extensions'} {', '.join(names)} that Cortex "
+        f"needs: have a superuser run `{creates}` in the database {uncreatable.database}, "
+        "or leave DATABASE_URL unset to run on Cortex's embedded PostgreSQL; nothing was "
+        "changed")
+
+
 def migration_preflight() -> list[str]:
     """Check that the pending migrations can run; the pending ones, in order of name."""
     schema_known_check()
     pending = migrations_pending()
     extensions_check(pending=pending)
+    extensions_creatable_check(pending=pending)
     disk_room_check(pending=pending)
     return pending
