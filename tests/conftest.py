@@ -85,3 +85,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         path, _, name = item.nodeid.rpartition("::")
         if item.name.startswith(f"{name}["):
             item._id = type(item._id).parse(f"{path}::{item.name}")  # pytest 9's NodeId
+
+
+@pytest.fixture(autouse=True)
+def _recall_statistics_of_this_test() -> None:
+    """Recall keeps each source's lexeme statistics in the process for term_stats_seconds
+    (memory/selectors/recall_terms.py): a test reads its own database's, not those an earlier
+    test's data left (which could expire between two recalls a test compares)."""
+    from memory.selectors import recall_terms
+
+    recall_terms._cache.clear()
