@@ -95,3 +95,20 @@ def _recall_statistics_of_this_test() -> None:
     from memory.selectors import recall_terms
 
     recall_terms._cache.clear()
+
+
+@pytest.fixture
+def rate_forgotten() -> Callable[[int], None]:
+    """`rate_forgotten(agent_id)`: the counts Redis keeps for this agent id forgotten. A test
+    database reuses the ids of an earlier run, and a day's or an hour's window outlives the
+    run that counted in it (the 429 would come one request early)."""
+    import redis
+    from django.conf import settings
+
+    def forget(agent_id: int) -> None:
+        broker = redis.Redis.from_url(settings.REDIS_URL)
+        stale = list(broker.scan_iter(f"cortex:throttle:agent:{agent_id}:*"))
+        if stale:
+            broker.delete(*stale)
+
+    return forget

@@ -10,8 +10,6 @@ from typing import Any
 import anyio
 import orjson
 import pytest
-import redis
-from django.conf import settings
 from mcp import Client
 
 from insight.services.analysis import analysis_drain
@@ -181,13 +179,11 @@ def test_an_unknown_entity_is_not_found(connect: Connect, token: str) -> None:
     assert error["code"] == "not_found"
 
 
-def test_the_agent_rate_is_the_rest_apis_one_budget(connect: Connect) -> None:
+def test_the_agent_rate_is_the_rest_apis_one_budget(
+        connect: Connect, rate_forgotten: Callable[[int], None]) -> None:
     agent, limited = agent_create(name="limited-mcp", scopes=["recall:read"],
                                   rate_limit="2/hour")  # a window three calls cannot straddle
-    broker = redis.Redis.from_url(settings.REDIS_URL)
-    stale = list(broker.scan_iter(f"cortex:throttle:agent:{agent.pk}:*"))
-    if stale:  # an agent of an earlier run had this id in this window
-        broker.delete(*stale)
+    rate_forgotten(agent.pk)
 
     async def scenario(client: Client) -> Any:
         return [await client.call_tool("recall", {"query": "anything"}) for _ in range(3)]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import nats
@@ -161,8 +161,10 @@ def test_a_bad_token_or_a_missing_scope_is_refused_as_the_api_refuses_it(
     assert _rest("get", "/api/recall/", token, payload) == (status, body)
 
 
-def test_the_agent_s_rate_is_one_budget_with_rest(responder: Bus) -> None:
-    token = agent_create(name="bus-busy", scopes=["recall:read"], rate_limit="2/day")[1]
+def test_the_agent_s_rate_is_one_budget_with_rest(
+        responder: Bus, rate_forgotten: Callable[[int], None]) -> None:
+    agent, token = agent_create(name="bus-busy", scopes=["recall:read"], rate_limit="2/day")
+    rate_forgotten(agent.pk)
     payload = {"q": "Anya", "reinforce": False}
     assert _ask(responder, "recall", orjson.dumps(payload), token)[0] == 200
     assert _rest("get", "/api/recall/", token, {"q": "Anya", "reinforce": "false"})[0] == 200
