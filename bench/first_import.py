@@ -97,8 +97,8 @@ class Floor:
 def _cache_warm(root: Path) -> None:
     """Every file read once, untimed: the floor measures parsing, not the disk. (A corpus
     the previous run's database writes pushed out of the page cache made the floor before
-    the import 1.60 s against 0.89 s after it, and the import, reading files the floor had
-    just cached, look 21.6x where it was 30.1x.)"""
+    the import 1.60 s against 0.89 s after it, and made the import, reading files the floor
+    had just cached, look 21.6x where it was 30.1x.)"""
     for path in root.rglob("*.jsonl"):
         path.read_bytes()
 

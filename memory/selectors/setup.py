@@ -101,8 +101,8 @@ def extensions_uncreatable(names: list[str]) -> Uncreatable:
     trusted) or the role lacks CREATE on the database."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT current_user, current_database(), coalesce(array_agg(e.name ORDER BY "
-            "e.name) FILTER (WHERE e.name IS NOT NULL), '{}') "
+            "SELECT current_user, current_database(), "
+            "coalesce(array_agg(e.name ORDER BY e.name), '{}') "
             "FROM pg_available_extensions e "
             "JOIN pg_available_extension_versions v "
             "  ON v.name = e.name AND v.version = e.default_version "

@@ -14,7 +14,6 @@ from django.db import connection
 from memory.compiled.text import counted
 from memory.errors import DomainError, Refused
 from memory.selectors.setup import (
-    Uncreatable,
     extensions_available,
     extensions_uncreatable,
     migrations_pending,
@@ -124,15 +123,13 @@ def extensions_check(*, pending: list[str], available: dict[str, str] | None = N
         "Cortex's embedded PostgreSQL, which has them; nothing was changed")
 
 
-def extensions_creatable_check(*, pending: list[str],
-                               uncreatable: Uncreatable | None = None) -> None:
+def extensions_creatable_check(*, pending: list[str]) -> None:
     """Refuse to start migrating when the server has an extension the migrations create but
     the role DATABASE_URL names may not create it (an operator's own server, a role that is
     not a superuser): a superuser creates it once, then the migrations find it."""
     if not pending:
         return
-    if uncreatable is None:
-        uncreatable = extensions_uncreatable(list(EXTENSIONS))
+    uncreatable = extensions_uncreatable(list(EXTENSIONS))
     names = uncreatable.extensions
     if not names:
         return
