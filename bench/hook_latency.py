@@ -27,6 +27,9 @@ sys.path.insert(0, str(ROOT))
 from bench.machine import machine_describe  # noqa: E402
 
 LAUNCHER = ROOT / "plugin" / "bin" / "cortex-launch"
+FIXTURES = ROOT.parent / "shared" / "fixtures" / "claude-code"
+# What Claude Code itself writes as a user message (older transcripts without isMeta).
+NOT_TYPED = ("<", "[Request interrupted", "Caveat: The messages below were generated")
 SESSION = "0b7c1e7e-2f53-4d5e-9a55-3f8f4a1c2d10"
 
 
@@ -58,6 +61,35 @@ def hook_timed(event: str, hook_input: dict[str, object],
     done = subprocess.run([str(LAUNCHER), "hook", event], input=payload, env=_installed(env),
                           check=True, capture_output=True, cwd=ROOT)
     return time.perf_counter() - started, done.stdout
+
+
+def _typed(message: object) -> str:
+    """What the operator typed in a transcript's user message: its text, not a tool's result
+    nor what Claude Code wraps in tags (a command's output)."""
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):
+        content = "".join(part.get("text", "") for part in content
+                          if isinstance(part, dict) and part.get("type") == "text")
+    return content.strip() if isinstance(content, str) and not content.startswith(NOT_TYPED) else ""
+
+
+def fixture_prompts(root: Path = FIXTURES) -> list[str]:
+    """The prompts operators typed in the public Claude Code transcripts (read from
+    ../shared, never copied), in file order: real lengths, a quarter of them over 300
+    characters, where a generated query is a few words."""
+    prompts: dict[str, None] = {}
+    for path in sorted(root.rglob("*.jsonl")):
+        for line in path.read_text(errors="replace").splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and record.get("type") == "user" and not record.get(
+                    "isMeta"):
+                text = _typed(record.get("message"))
+                if text:
+                    prompts.setdefault(text, None)
+    return list(prompts)
 
 
 def _time_hook(transcript: Path, env: dict[str, str]) -> float:

@@ -507,7 +507,7 @@ class RecallSection:
         "names": 1000, "facts": 1000, "memories": 1000, "compiled": 300})
     term_stats_seconds: float = 600.0
     # The vector embeds a query's first this many characters (full-text reads all of it).
-    vector_query_chars: int = 1000
+    vector_query_chars: int = 200
     # Memories rank by BM25 (k1: how fast a stem's count saturates; b: how much length counts).
     bm25: dict[str, float] = dataclasses.field(default_factory=lambda: {"k1": 1.2, "b": 0.1})
     # unit=memory's fusion (its every candidate is scored exactly by every strategy).
