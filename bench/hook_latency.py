@@ -75,8 +75,7 @@ def _typed(message: object) -> str:
 
 def fixture_prompts(root: Path = FIXTURES) -> list[str]:
     """The prompts operators typed in the public Claude Code transcripts (read from
-    ../shared, never copied), in file order: real lengths, a quarter of them over 300
-    characters, where a generated query is a few words."""
+    ../shared, never copied; none when it is absent), in file order."""
     prompts: dict[str, None] = {}
     for path in sorted(root.rglob("*.jsonl")):
         for line in path.read_text(errors="replace").splitlines():

@@ -27,7 +27,10 @@ Issue 24's targets ("Fast"), for `unit=memory` and `unit=entity` each:
 - the UserPromptSubmit hook, the plugin's launcher in a new process per call as Claude Code
   runs it (bench/hook_latency.py), on prompts no recall of the run asked before, in projects
   Cortex knows (an event of each is posted first: context assembly recalls nothing for a
-  project it has never seen): p95 <= 200 ms; SessionStart p95 <= 1.5 s.
+  project it has never seen): p95 <= 200 ms; SessionStart p95 <= 1.5 s. UserPromptSubmit
+  again on the prompts operators typed in the public Claude Code transcripts (read from
+  ../shared/fixtures/claude-code when present): real lengths, where a generated query is a
+  few words.
 Every figure is printed with the load average (the machine is shared); then, in this process,
 each statement's share of a recall, and EXPLAIN ANALYZE of the heaviest.
 """
@@ -53,7 +56,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.hook_latency import FIXTURES, fixture_prompts, hook_timed  # noqa: E402
+from bench.hook_latency import fixture_prompts, hook_timed  # noqa: E402
 from bench.machine import machine_describe, machine_speed  # noqa: E402
 from bench.recall_graph import (  # noqa: E402
     Names,
@@ -437,8 +440,7 @@ def hooks_measure(url: str, token: str, queries: Sequence[str], projects: Sequen
     run = time.time_ns()
     generated = [query + " please, with the details" for query in queries]
     # every typed prompt the hook would send (a shorter one asks for nothing)
-    typed = [p for p in fixture_prompts() if len(p.strip()) >= MIN_PROMPT_CHARS] if (
-        FIXTURES.is_dir()) else []
+    typed = [p for p in fixture_prompts() if len(p) >= MIN_PROMPT_CHARS]
     cases = [(event, target, generated[:runs], "") for event, target in HOOK_TARGETS.items()]
     if typed:
         lengths = sorted(len(p) for p in typed)
