@@ -39,9 +39,11 @@ UPDATE memory_memory SET embedded = true WHERE id IN (SELECT memory_id FROM stor
 
 # The memories waiting for their vectors, oldest first, each with the turn it answers: the
 # latest memory before it in the same conversation (project, source and, when its metadata
-# names one, session) within `gap` (a reply often lacks its subject: "Yes, twice!"); and
-# its own vectors when they were computed before by the same model (only the context's
-# are missing then, as after migration 0029).
+# names one, session) within `gap` (a reply often lacks its subject: "Yes, twice!"), with
+# or without a speaker (unlike recall's adjacent lift, which joins spoken turns only: notes
+# without a speaker embedded alone ranked worse on bench/recall_quality.py); and its own
+# vectors when they were computed before by the same model (only the context's are missing
+# then, as after migration 0029).
 _PENDING = f"""
 SELECT m.id, m.text, {previous_turn_sql("m", "p.text")}, v.vector::text, v.sparse::text
 FROM memory_memory m
