@@ -25,11 +25,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.machine import machine_describe  # noqa: E402
+from insight.producers.claude_code_records import user_kind  # noqa: E402
 
 LAUNCHER = ROOT / "plugin" / "bin" / "cortex-launch"
 FIXTURES = ROOT.parent / "shared" / "fixtures" / "claude-code"
-# What Claude Code itself writes as a user message (older transcripts without isMeta).
-NOT_TYPED = ("<", "[Request interrupted", "Caveat: The messages below were generated")
 SESSION = "0b7c1e7e-2f53-4d5e-9a55-3f8f4a1c2d10"
 
 
@@ -63,14 +62,12 @@ def hook_timed(event: str, hook_input: dict[str, object],
     return time.perf_counter() - started, done.stdout
 
 
-def _typed(message: object) -> str:
-    """What the operator typed in a transcript's user message: its text, not a tool's result
-    nor what Claude Code wraps in tags (a command's output)."""
+def _text(message: object) -> str:
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, list):
         content = "".join(part.get("text", "") for part in content
                           if isinstance(part, dict) and part.get("type") == "text")
-    return content.strip() if isinstance(content, str) and not content.startswith(NOT_TYPED) else ""
+    return content.strip() if isinstance(content, str) else ""
 
 
 def fixture_prompts(root: Path = FIXTURES) -> list[str]:
@@ -83,11 +80,9 @@ def fixture_prompts(root: Path = FIXTURES) -> list[str]:
                 record = json.loads(line)
             except ValueError:
                 continue
-            if isinstance(record, dict) and record.get("type") == "user" and not record.get(
-                    "isMeta"):
-                text = _typed(record.get("message"))
-                if text:
-                    prompts.setdefault(text, None)
+            if (isinstance(record, dict) and record.get("type") == "user"
+                    and user_kind(record) == "prompt"):
+                prompts.setdefault(_text(record.get("message")), None)
     return list(prompts)
 
 

@@ -76,7 +76,7 @@ from bench.serving import (  # noqa: E402
     web_cpu,
     web_served,
 )
-from insight.hooks.context import MIN_PROMPT_CHARS  # noqa: E402
+from insight.hooks.context import MIN_PROMPT_CHARS, PROMPT_QUERY_CHARS  # noqa: E402
 
 BENCH_DB = "cortex_bench_latency"
 
@@ -447,7 +447,7 @@ def hooks_measure(url: str, token: str, queries: Sequence[str], projects: Sequen
         cases.append(("UserPromptSubmit", HOOK_TARGETS["UserPromptSubmit"], typed,
                       f" on the public transcripts' {len(typed)} typed prompts (median "
                       f"{lengths[len(lengths) // 2]} characters, longest {lengths[-1]}; the "
-                      "hook sends the first 500)"))
+                      f"hook sends the first {PROMPT_QUERY_CHARS})"))
     with tempfile.TemporaryDirectory() as home:
         env = {**os.environ, "CORTEX_HOME": home, "CORTEX_URL": url, "CORTEX_TOKEN": token}
         for k, (event, target, prompts, described) in enumerate(cases):

@@ -140,7 +140,7 @@ def _actor(subtype: str, record: Record, ctx: FileContext) -> str:
 
 def _subtype(rtype: str, record: Record) -> str:
     if rtype == "user":
-        return f"user.{_user_kind(record)}"
+        return f"user.{user_kind(record)}"
     if rtype == "assistant":
         return f"assistant.{_assistant_kind(record)}"
     if rtype == "system":
@@ -165,7 +165,9 @@ def _assistant_kind(record: Record) -> str:
     return "empty"
 
 
-def _user_kind(record: Record) -> str:
+def user_kind(record: Record) -> str:
+    """What a user record is: prompt (what the operator typed), interrupt, tool_result or
+    meta (what Claude Code writes itself: commands, caveats, reminders, summaries)."""
     if record.get("isMeta") or record.get("isCompactSummary"):
         return "meta"
     message = record.get("message")
