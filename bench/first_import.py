@@ -21,7 +21,8 @@ process, as an operator runs it:
   pipelined, then the sleep cycle of the new graph) on a fresh database (or, when the
   import finished no sleep cycle, as a Cortex before it did not, it and `cortex sleep`
   after it: a finished sleep cycle either way); then what
-  is left: pending observations, entities and memories without their vector, dedup waiting,
+  is left: pending observations, entities whose name the embedder has not read, memories
+  without their vector, dedup waiting,
   and what `cortex analyze` and `cortex retain` find to do; then the storage after a
   CHECKPOINT (the database, its write-ahead log, the data folder);
 - an unchanged re-run of `cortex ingest claude-code`;
@@ -389,7 +390,7 @@ _LEFT = """
 SELECT (SELECT count(*) FROM memory_observation WHERE status = 'pending'),
        (SELECT count(*) FROM memory_entity AS e WHERE NOT EXISTS (
             SELECT 1 FROM memory_entityembedding AS m
-            WHERE m.entity_id = e.id AND m.vector IS NOT NULL)),
+            WHERE m.entity_id = e.id AND m.model <> '')),
        (SELECT count(*) FROM memory_entityembedding WHERE dedup = 'pending'),
        (SELECT count(*) FROM memory_memory WHERE NOT embedded),
        (SELECT count(*) FROM memory_entity)
@@ -408,7 +409,8 @@ def _left(url: str, env: dict[str, str]) -> dict[str, Any]:
     nothing = (pending, unembedded, dedup, memories, analyzed, retained) == (0,) * 6 \
         and after == (0, 0, 0, 0, entities)
     print(f"  left after it: {pending} pending observations, {unembedded} of {entities:,} "
-          f"entities without their vector, {dedup} waiting for the dedup, {memories} memories "
+          f"entities whose name the embedder has not read (a file path's is read, not "
+          f"embedded), {dedup} waiting for the dedup, {memories} memories "
           f"without their vector; `cortex analyze` read {analyzed} events in "
           f"{analyze.seconds:,.1f} s, `cortex retain` retained {retained} and left "
           f"{after[4] - entities:+d} entities in {retain.seconds:,.1f} s", flush=True)

@@ -13,13 +13,13 @@ operator would, by queries made from its path alone (not from anything Cortex co
 
 `unit=entity`, no reinforcement, every strategy on: recall@5 and MRR@10 of the entity (a
 query for a file name several projects have counts any of them at rank 1 when its project
-is not named), with the vectors the graph holds. Then the same with the files' vectors made
-from another text (`--texts`: the whole path; `shipped`, what retain.path_names embeds: the
-project, the parent directory when not the project's top one, and the base name; the
-project, the parent directory and the base name; the base name alone), and with them gone (set to
-NULL: the vector strategy finds no file then), each in a transaction rolled back at the
-end; beside each text its tokens (what the embedder's CPU is proportional to: ~1.3 ms a
-token) and the embedder's CPU over the files.
+is not named), with the vectors the graph holds (none for a file path: retain.path_names).
+Then the same with the files' vectors made from a text (`--texts`, none with `--texts ''`:
+the whole path; the project and the base name, as Cortex embedded them before; the project,
+the parent directory and the base name; the base name alone), and with them gone (set to
+NULL: what ships), each in a transaction rolled back at the end; beside each text its
+tokens (what the embedder's CPU is proportional to: ~1.3 ms a token) and the embedder's CPU
+over the files.
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.machine import machine_describe  # noqa: E402
-from memory.retain.names import name_embedding_text  # noqa: E402
 
 ARTIFACT = "world:artifact"
 
@@ -50,8 +49,7 @@ def _parts(path: str) -> tuple[str, ...]:
 
 TEXTS: dict[str, Callable[[str], str]] = {
     "path": lambda path: path,
-    "shipped": lambda path: name_embedding_text(path, namespace=ARTIFACT,
-                                                path_names=[ARTIFACT]),
+    "project name": lambda path: " ".join(dict.fromkeys((_parts(path)[0], _parts(path)[-1]))),
     "project parent name": lambda path: " ".join(
         dict.fromkeys((_parts(path)[0], *_parts(path)[-2:]))),
     "name": lambda path: _parts(path)[-1],
@@ -131,11 +129,11 @@ def main() -> None:
     print(f"{len(files)} file entities of {entities} entities", flush=True)
     embedder = embedder_get(config_get().retain.embedder)
     embedder.embed(["warm up"])
-    stored = EntityEmbedding.objects.filter(entity__key__in=[key for key, _ in files])
-    held = dict(stored.values_list("entity__key", "text"))
-    print(f"  the graph's vectors (texts such as {held[files[0][0]]!r}):", flush=True)
+    held = EntityEmbedding.objects.filter(entity__key__in=[key for key, _ in files],
+                                          vector__isnull=False).count()
+    print(f"  the graph as it is ({held} of the files with a vector):", flush=True)
     _print(_ask(files))
-    for name in args.texts.split(","):
+    for name in filter(None, args.texts.split(",")):
         texts = [TEXTS[name](path) for _, path in files]
         tokens = sum(_tokens(text) for text in texts)
         started = time.process_time()

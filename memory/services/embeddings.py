@@ -25,7 +25,7 @@ from memory.config import DecayConfig, config_get
 from memory.models import DedupState, Entity, EntityEmbedding, EntityStatus, MergeReason
 from memory.models.embeddings import EMBEDDING_DIMENSION
 from memory.models.memories import Memory
-from memory.retain.embedders import embedder_get
+from memory.retain.embedders import Embedder, embedder_get
 from memory.retain.names import name_embedding_text, names_agree
 from memory.services.locks import retain_lock
 from memory.services.memories_embed import memory_embed_pending
@@ -53,7 +53,9 @@ class PassReport:
 
 
 def _waiting_embedding(model: str) -> Q:
-    return Q(vector__isnull=True) | ~Q(model=model)
+    """Rows the configured embedder has not read yet (one it read may hold no vector: a file
+    path's, name_embedding_text)."""
+    return ~Q(model=model)
 
 
 def entity_embed_pending(*, config: DecayConfig | None = None, limit: int | None = None) -> int:
@@ -78,29 +80,38 @@ def entity_embed_pending(*, config: DecayConfig | None = None, limit: int | None
         texts = [name_embedding_text(row.text or row.entity.display_name,
                                      namespace=row.namespace.path,
                                      path_names=config.retain.path_names) for row in rows]
-        _vectors_save(rows, texts, embedder.embed(texts), model=embedder.model_id,
+        _vectors_save(rows, texts, _vectors_of(texts, embedder), model=embedder.model_id,
                       dimension=embedder.dimension)
         done += len(rows)
     return done
 
 
+def _vectors_of(texts: list[str], embedder: Embedder) -> list[Any]:
+    """Each text's vector, None for an empty one (nothing to embed)."""
+    read = [text for text in texts if text]
+    vectors = iter(embedder.embed(read) if read else [])
+    return [next(vectors) if text else None for text in texts]
+
+
 _VECTORS_SAVE = """
 UPDATE memory_entityembedding AS m
-SET vector = v.vector::vector, text = v.text, model = %s, dimension = %s, embedded_at = %s
+SET vector = v.vector::vector, text = v.text, model = %s,
+    dimension = CASE WHEN v.vector IS NULL THEN NULL ELSE %s END, embedded_at = %s
 FROM unnest(%s::bigint[], %s::text[], %s::text[]) AS v(entity_id, text, vector)
 WHERE m.entity_id = v.entity_id
 """
 
 
-def _vectors_save(rows: list[EntityEmbedding], texts: list[str], vectors: Any, *, model: str,
-                  dimension: int) -> None:
+def _vectors_save(rows: list[EntityEmbedding], texts: list[str], vectors: list[Any], *,
+                  model: str, dimension: int) -> None:
     """One statement for a batch: bulk_update's CASE over 64 vectors of 384 floats cost more
     of the first import's CPU than the statement (each value an expression Django resolves).
     The vectors' text is pgvector's own (what the field stores)."""
     with connection.cursor() as cursor:
         cursor.execute(_VECTORS_SAVE, [model, dimension, clock.now(),
                                        [row.entity_id for row in rows], texts,
-                                       [Vector._to_db(vector) for vector in vectors]])
+                                       [None if vector is None else Vector._to_db(vector)
+                                        for vector in vectors]])
 
 
 def _frontier(model: str) -> Entity | None:

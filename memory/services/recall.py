@@ -30,6 +30,7 @@ from memory.recall.fusion import (
     fuse,
     language_centred,
     rank,
+    unscored_filled,
 )
 from memory.recall.when import Window, query_window
 from memory.retain.embedders import Embedder, embedder_get, sparse_encoder_get
@@ -260,9 +261,10 @@ def _fulltext_entities(*, found: TextCandidates, section: RecallSection
 
 def _vector_entities(*, vector: Sequence[float], scope: Scope, section: RecallSection,
                      found_entities: Collection[int], found_memories: Mapping[int, list[int]]
-                     ) -> tuple[list[Candidate], list[tuple[int, list[int]]]]:
+                     ) -> tuple[list[Candidate], list[tuple[int, list[int]]], set[int]]:
     """The nearest names and memories, widened to the entities and memories the other
-    strategies found (each scored exactly: the union is ranked, not one strategy's pool)."""
+    strategies found (each scored exactly: the union is ranked, not one strategy's pool);
+    and those of the entities found whose name has no vector."""
     # one statement: the nearest of each kind, what the nearest memories mention, and the
     # exact similarities of the union's candidates
     read = strategies.vector_candidates(
@@ -277,7 +279,8 @@ def _vector_entities(*, vector: Sequence[float], scope: Scope, section: RecallSe
             if entity not in best or c.score > best[entity].score:
                 best[entity] = Candidate(entity, c.score, f"memory {c.ref}")
     return (sorted(best.values(), key=lambda c: (-c.score, str(c.ref))),
-            [(_id(c.ref), mentioned.get(_id(c.ref), [])) for c in memories])
+            [(_id(c.ref), mentioned.get(_id(c.ref), [])) for c in memories],
+            read.unembedded - set(best))
 
 
 def _widened(nearest: list[Candidate], exact: Mapping[int, float],
@@ -334,6 +337,7 @@ def _entity_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
     lists: dict[str, list[Candidate]] = {}
     mentioned: dict[int, list[int]] = {}
     said: list[tuple[int, list[int]]] = []  # (memory, the entities it mentions), best first
+    unembedded: set[int] = set()  # found, with no vector of their name
     if "fulltext" in on or "trigram" in on:
         # full-text's four sources and trigram, in one statement
         lexical = strategies.text_candidates(
@@ -347,17 +351,16 @@ def _entity_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
             lists["trigram"] = lexical.trigram
     if vector is not None:
         found = {_id(c.ref) for candidates in lists.values() for c in candidates}
-        lists["vector"], nearest = _vector_entities(vector=vector.result(), scope=scope,
-                                                    section=section, found_entities=found,
-                                                    found_memories=mentioned)
+        lists["vector"], nearest, unembedded = _vector_entities(
+            vector=vector.result(), scope=scope, section=section, found_entities=found,
+            found_memories=mentioned)
         said += nearest
-    fused = fuse(lists, weights=section.weights, method=section.fusion, rrf_k=section.rrf_k)
+    fused = _entities_fused(lists, unembedded, section=section)
     if "graph" in on and fused and section.graph_hops:
         seeds = dict(sorted(fused.items(), key=lambda kv: -kv[1].relevance)[:section.graph_seeds])
         lists["graph"] = _graph(seeds=seeds, scope=scope, include_faded=include_faded,
                                 section=section, config=config)
-        fused = fuse(lists, weights=section.weights, method=section.fusion, rrf_k=section.rrf_k,
-                     shares=("graph",))
+        fused = _entities_fused(lists, unembedded, section=section, shares=("graph",))
     rows = _entity_rows([_id(ref) for ref in fused], scope=scope, config=config)
     fused = {ref: entry for ref, entry in fused.items() if _id(ref) in rows}
     strengths = {ref: _strength_of(rows[_id(ref)]) if use_strength else 0.0 for ref in fused}
@@ -372,6 +375,16 @@ def _entity_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
             if hit is not None and memory_id not in hit.memories:
                 hit.memories.append(memory_id)
     return hits
+
+
+def _entities_fused(lists: Mapping[str, Sequence[Candidate]], unembedded: Collection[int], *,
+                    section: RecallSection, shares: Collection[str] = ()) -> dict[Ref, Fused]:
+    """The lists fused; an entity whose name has no vector is given the vector's share its
+    name's words earn in full-text and trigram."""
+    fused = fuse(lists, weights=section.weights, method=section.fusion, rrf_k=section.rrf_k,
+                 shares=shares)
+    return unscored_filled(fused, unembedded, strategy="vector", weights=section.weights,
+                           like=("fulltext", "trigram"))
 
 
 def _strength_of(entity: EntityAt) -> float:

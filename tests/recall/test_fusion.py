@@ -84,3 +84,25 @@ def test_a_turn_is_lifted_by_a_share_of_its_best_adjacent_turn() -> None:
     assert lifted[("memory", 4)].relevance == pytest.approx(1.0)  # 3 is below zero
     assert lifted[("memory", 1)].strategies == {"fulltext": 2.0, "adjacent": 0.1}
     assert fused[("memory", 1)].relevance == 2.0  # the input is left as it was
+
+
+def test_a_candidate_the_vector_cannot_score_gets_its_best_lexical_share() -> None:
+    """An entity without a name vector is given, for the vector, its best share (part /
+    weight) among the strategies named, times the vector's weight; one the vector scored,
+    one not among the refs, and one no named strategy found are left as they were."""
+    from memory.recall.fusion import Fused, Ref, unscored_filled
+
+    weights = {"fulltext": 1.0, "trigram": 0.6, "vector": 0.8, "graph": 0.5}
+    fused: dict[Ref, Fused] = {
+        1: Fused(1, 1.3, {"fulltext": 1.0, "trigram": 0.3}),
+        2: Fused(2, 0.9, {"fulltext": 0.2, "trigram": 0.3, "graph": 0.4}),
+        3: Fused(3, 1.5, {"fulltext": 0.5, "vector": 1.0}),
+        4: Fused(4, 0.4, {"graph": 0.4}),
+        5: Fused(5, 1.0, {"fulltext": 1.0})}
+    filled = unscored_filled(fused, [1, 2, 3, 4], strategy="vector", weights=weights,
+                             like=("fulltext", "trigram"))
+    assert filled[1].relevance == pytest.approx(1.3 + 0.8 * 1.0)
+    assert filled[2].relevance == pytest.approx(0.9 + 0.8 * 0.5)  # trigram's 0.3 / 0.6
+    assert filled[2].strategies["vector"] == pytest.approx(0.4)
+    assert [filled[i] for i in (3, 4, 5)] == [fused[i] for i in (3, 4, 5)]
+    assert "vector" not in fused[1].strategies  # the input is left as it was

@@ -15,7 +15,15 @@ from rest_framework.test import APIClient
 from insight.services.analysis import analysis_drain
 from memory.config import config_get
 from memory.errors import Invalid
-from memory.models import Entity, EntityAlias, Fact, Memory, MemoryEvent, Relation
+from memory.models import (
+    Entity,
+    EntityAlias,
+    EntityEmbedding,
+    Fact,
+    Memory,
+    MemoryEvent,
+    Relation,
+)
 from memory.retain.text import claim_lemmas, normalize
 from memory.services.embeddings import entity_embed_pending
 from memory.services.entities import entity_create
@@ -199,6 +207,26 @@ def test_a_file_is_found_by_its_base_name_and_its_words(graph: dict[str, Entity]
     _entity("world:artifact", "data-pipeline-src-sync.py", "data-pipeline/src/sync.py")
     for query in ("auth.py", "the auth module of billing-api", "billing-api/src/auth.py"):
         assert _keys(query, strategies_on=("fulltext",))[0] == auth.key, query
+
+
+def test_a_file_without_a_vector_outranks_its_project(graph: dict[str, Entity]) -> None:
+    """A file path's name is not embedded; asked by its project and its name, or in words,
+    every strategy on, the file still comes before the project (whose name the vector finds
+    nearest): it is given the vector's share its words earn."""
+    billing = _entity("world:project", "billing-api", "billing-api")
+    auth = _entity("world:artifact", "billing-api-src-auth.py", "billing-api/src/auth.py")
+    _entity("world:artifact", "billing-api-src-users.py", "billing-api/src/users.py")
+    entity_embed_pending()
+    assert EntityEmbedding.objects.get(entity=auth).vector is None
+    assert EntityEmbedding.objects.get(entity=billing).vector is not None
+    weights = config_get().recall.weights  # type: ignore[union-attr]
+    for query in ("billing-api auth.py", "the auth module of billing-api"):
+        hits = recall_run(query=query, now=NOW, reinforce=False, limit=3).hits
+        assert [hit.ref for hit in hits[:2]] == [auth.key, billing.key], query
+        parts = hits[0].strategies
+        assert parts["vector"] == pytest.approx(weights["vector"] * max(
+            parts["fulltext"] / weights["fulltext"],
+            parts.get("trigram", 0.0) / weights["trigram"]), abs=1e-5)
 
 
 def test_strength_is_a_bounded_boost_not_a_burial(graph: dict[str, Entity]) -> None:

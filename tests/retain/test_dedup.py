@@ -8,8 +8,10 @@ from datetime import timedelta
 
 import pytest
 
+from memory.config import config_get
 from memory.models import Entity, EntityAlias, EntityEmbedding, EntityMerge, Fact, Relation
-from memory.services.embeddings import embedding_passes_run
+from memory.retain.embedders import embedder_get
+from memory.services.embeddings import embedding_passes_run, embedding_waiting
 from memory.services.merges import entity_merge_split
 from tests.retain.conftest import retain
 from tests.retain.factories import OPERATOR, T0, commit, fact, submit
@@ -78,16 +80,21 @@ def test_identifiers_never_merge_by_embedding() -> None:
     submit(*files)
     retain(embed=True)
     assert Entity.objects.filter(namespace__path="world:artifact", status="active").count() == 2
-    # A path's vector is its project's and base name's (config retain.path_names), also for
-    # a row the Retain Job did not write; the row says what was embedded.
-    texts = dict(EntityEmbedding.objects.filter(vector__isnull=False)
-                 .values_list("entity__display_name", "text"))
-    assert texts["cortex/src/invoice.py"] == "cortex invoice.py"
-    assert texts["Anya Petrova"] == "Anya Petrova"
-    EntityEmbedding.objects.filter(text="cortex invoices.py").delete()
-    embedding_passes_run()
-    assert EntityEmbedding.objects.get(entity__display_name="cortex/src/invoices.py").text == (
-        "cortex invoices.py")
+    # A path's name is read and not embedded (config retain.path_names), also for a row the
+    # Retain Job did not write; the row says what was embedded, and nothing waits after it.
+    rows = {row.entity.display_name: row for row in EntityEmbedding.objects.select_related(
+        "entity")}
+    model = embedder_get(config_get().retain.embedder).model_id
+    assert (rows["cortex/src/invoice.py"].vector, rows["cortex/src/invoice.py"].text) == (
+        None, "")
+    assert rows["cortex/src/invoice.py"].model == model
+    assert rows["Anya Petrova"].vector is not None and rows["Anya Petrova"].text == "Anya Petrova"
+    EntityEmbedding.objects.filter(entity__display_name="cortex/src/invoices.py").delete()
+    assert embedding_waiting()
+    assert embedding_passes_run().embedded == 1
+    again = EntityEmbedding.objects.get(entity__display_name="cortex/src/invoices.py")
+    assert (again.vector, again.model) == (None, model)
+    assert not embedding_waiting()
 
 
 def test_a_wrong_merge_is_split_back() -> None:
