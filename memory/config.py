@@ -469,6 +469,9 @@ class ContextSection:
     pitfall_min_sessions: int
     pitfall_namespace: str
     standing_share: float
+    # What the query recalls is relevant when its score is at least this share of the best
+    # hit's (of its recall): a neighbour the graph reached at a hundredth of it is not.
+    relevance_share: float = 0.0
 
     def check(self, where: str) -> None:
         for name in ("candidates", "max_budget_tokens", "max_pinned", "facts_per_entity",
@@ -478,8 +481,9 @@ class ContextSection:
         for name in ("memories_per_entity", "standing_instructions", "pitfalls"):
             if getattr(self, name) < 0:
                 _fail(f"{where}.{name}", "must be >= 0")
-        if not 0 <= self.standing_share <= 1:
-            _fail(f"{where}.standing_share", "must be within 0..1")
+        for name in ("standing_share", "relevance_share"):
+            if not 0 <= getattr(self, name) <= 1:
+                _fail(f"{where}.{name}", "must be within 0..1")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -45,7 +45,7 @@ from memory.selectors.context import (
 )
 from memory.selectors.recall import RecallFilters
 from memory.services.entities import entity_reinforce
-from memory.services.recall import RecallResult, recall_run
+from memory.services.recall import Hit, RecallResult, recall_run
 from memory.services.sql import commit_unwaited
 
 # The sections, in order: what the operator pinned; with a project, the operator's standing
@@ -129,13 +129,20 @@ def _candidates(*, query: str, project: str, section: ContextSection, now: datet
     results = [recall(filters=RecallFilters(project=project))] if project else []
     results.append(beyond.result() if beyond is not None else recall(filters=RecallFilters()))
     for result in results:
-        for hit in result.hits:
-            if hit.entity_id is not None and hit.kind == "entity":
-                ranked.append(hit.entity_id)
-                known[hit.entity_id] = EntityNow(key=hit.ref, name=hit.name,
-                                                 strength=hit.strength, pinned=hit.pinned)
-                matched.setdefault(hit.entity_id, []).extend(hit.memories)
+        for entity_id, hit in _relevant(result.hits, share=section.relevance_share):
+            ranked.append(entity_id)
+            known[entity_id] = EntityNow(key=hit.ref, name=hit.name, strength=hit.strength,
+                                         pinned=hit.pinned)
+            matched.setdefault(entity_id, []).extend(hit.memories)
     return list(dict.fromkeys(ranked)), known, matched
+
+
+def _relevant(hits: list[Hit], *, share: float) -> list[tuple[int, Hit]]:
+    """The entity hits scoring at least `share` of the best one's, with their ids."""
+    found = [(hit.entity_id, hit) for hit in hits
+             if hit.entity_id is not None and hit.kind == "entity"]
+    floor = share * max((hit.score for _, hit in found), default=0.0)
+    return [(entity_id, hit) for entity_id, hit in found if hit.score >= floor]
 
 
 def _injectable(data: EntityBlockData, threshold: float) -> bool:

@@ -207,3 +207,31 @@ def test_an_entity_that_holds_nothing_more_than_its_name_is_one_line_after_the_b
     assert context.index("## Relevant") < context.index("## Also relevant")
     assert f"- `lodash` (`{lodash.key}`, strength " in context.split("## Also relevant")[1]
     assert "### lodash" not in context
+
+
+def test_what_the_graph_reaches_at_a_sliver_of_the_best_hit_is_not_injected(
+        graph: dict[str, Entity]) -> None:
+    """A strong entity two hops from the hit the query found, over relations faded a while
+    (through an entity the query does not name), scores a sliver of it: it is not given as
+    relevant. One is given only when it scores at least `context.relevance_share` of the
+    best hit's."""
+    from memory.config import config_get
+    from memory.services.recall import recall_run
+
+    rule = graph["rule"]
+    tool = _entity("world:artifact", "bash", "Bash")
+    skill = _entity("agent:claude-code:skill", "edit", "Edit")
+    for source, target in ((rule, tool), (tool, skill)):
+        Relation.objects.create(source=source, target=target, relation_type="related_to",
+                                relation_class="normal", created_at=NOW - timedelta(days=30),
+                                last_reinforced_at=NOW - timedelta(days=30))
+    config = config_get()
+    share = config.context.relevance_share  # type: ignore[union-attr]
+    hits = {hit.ref: hit.score for hit in recall_run(
+        query="may I use lodash here?", now=NOW, reinforce=False,
+        limit=config.context.candidates).hits}  # type: ignore[union-attr]
+    best = max(hits.values())
+    assert 0 < hits[skill.key] < share * best  # reached by the graph, at a sliver
+    keys = _keys(_context())
+    assert rule.key in keys and skill.key not in keys
+    assert (tool.key in keys) is (hits[tool.key] >= share * best)
