@@ -470,7 +470,7 @@ class ContextSection:
     pitfall_namespace: str
     standing_share: float
     # What the query recalls is relevant when its score is at least this share of the best
-    # hit's (of its recall): a neighbour the graph reached at a hundredth of it is not.
+    # hit's (of its recall): a neighbour the graph reached at a sliver of it is not.
     relevance_share: float = 0.0
 
     def check(self, where: str) -> None:

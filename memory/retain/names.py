@@ -81,8 +81,8 @@ def name_embedding_text(name: str, *, namespace: str, path_names: Iterable[str])
     """What the embedder reads for a name: the name (its first 300 characters), or nothing
     for a file path ("billing-api/src/users_old.py", a name with a '/' in one of
     `path_names`). Full-text finds a file by its path's words and recall gives it the
-    vector's share those words earn; its vector added nothing but 86% of a first import's
-    embedding (bench/path_vectors.py, docs/retain.md)."""
+    vector's share those words earn; the files' vectors were 86% of what a first import
+    embedded (bench/path_vectors.py, docs/retain.md)."""
     if "/" in name and len(PurePosixPath(name).parts) >= 2 and namespace_matches(
             namespace, path_names):
         return ""

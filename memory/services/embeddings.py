@@ -131,7 +131,8 @@ def _candidates(row: EntityEmbedding, model: str, exact: bool,
                 count: int) -> list[tuple[EntityEmbedding, float]]:
     entity = row.entity
     pool = (EntityEmbedding.objects.filter(namespace_id=row.namespace_id, model=model,
-                                           entity__status=EntityStatus.ACTIVE)
+                                           entity__status=EntityStatus.ACTIVE,
+                                           vector__isnull=False)
             .filter(_older(entity)).exclude(entity_id=entity.pk).select_related("entity"))
     with transaction.atomic(), connection.cursor() as cursor:
         if exact:
@@ -155,7 +156,8 @@ def _same(row: EntityEmbedding, other: EntityEmbedding, cosine: float,
 
 def entity_dedup_pending(*, config: DecayConfig | None = None) -> PassReport:
     """Merge each entity waiting for dedup into the most similar older one of its namespace,
-    when similar enough. The caller holds the retain lock."""
+    when similar enough (one whose name has no vector, a file path's, is compared with
+    none). The caller holds the retain lock."""
     config = config or config_get()
     model = embedder_get(config.retain.embedder).model_id
     report = PassReport()
@@ -169,7 +171,7 @@ def entity_dedup_pending(*, config: DecayConfig | None = None) -> PassReport:
     sizes: dict[int, int] = {}
     for row in waiting:
         report.checked += 1
-        if row.entity.status == EntityStatus.ACTIVE:
+        if row.entity.status == EntityStatus.ACTIVE and row.vector is not None:
             if row.namespace_id not in sizes:
                 sizes[row.namespace_id] = EntityEmbedding.objects.filter(
                     namespace_id=row.namespace_id).count()

@@ -13,8 +13,9 @@ from memory.models import Entity, EntityAlias, EntityEmbedding, EntityMerge, Fac
 from memory.retain.embedders import embedder_get
 from memory.services.embeddings import embedding_passes_run, embedding_waiting
 from memory.services.merges import entity_merge_split
-from tests.retain.conftest import retain
-from tests.retain.factories import OPERATOR, T0, commit, fact, submit
+from memory.services.retain import retain_drain
+from tests.retain.conftest import retain, retain_config
+from tests.retain.factories import OPERATOR, T0, commit, fact, obs, submit
 
 pytestmark = pytest.mark.usefixtures("synced")
 
@@ -69,8 +70,6 @@ def test_a_different_person_with_a_similar_name_does_not_merge() -> None:
 
 def test_identifiers_never_merge_by_embedding() -> None:
     submit(*[commit("Anya Petrova", "cortex", "feat", at=T0)])
-    from tests.retain.factories import obs
-
     files = [obs("project_activity", "world:artifact", topic=f"edited {p}",
                  actors=({"name": "cortex", "key": "world:project:cortex", "role": "project"},
                          {"name": p, "role": "file"}),
@@ -95,6 +94,28 @@ def test_identifiers_never_merge_by_embedding() -> None:
     again = EntityEmbedding.objects.get(entity__display_name="cortex/src/invoices.py")
     assert (again.vector, again.model) == (None, model)
     assert not embedding_waiting()
+
+
+def test_a_file_path_where_names_are_deduplicated_is_compared_with_none() -> None:
+    """With file paths in a namespace that is deduplicated (not alias-only), a path's row
+    holds no vector: the dedup pass marks it done without comparing it, and compares the
+    names beside it with the vectors only."""
+    from memory.models import DedupState
+
+    config = retain_config(dedup={"alias_only": ()})
+    files = [obs("project_activity", "world:artifact", topic=f"edited {p}",
+                 actors=({"name": "cortex", "key": "world:project:cortex", "role": "project"},
+                         {"name": p, "role": "file"}),
+                 payload={"project": "cortex", "kind": "file", "name": p, "action": "edited"},
+                 at=T0 + timedelta(minutes=i))
+             for i, p in enumerate(["src/invoice.py", "src/invoices.py"])]
+    submit(*files)
+    retain_drain(config=config, embed=False)
+    EntityEmbedding.objects.update(dedup=DedupState.PENDING)
+    embedding_passes_run(config=config)
+    assert Entity.objects.filter(namespace__path="world:artifact", status="active").count() == 2
+    assert not EntityEmbedding.objects.filter(dedup=DedupState.PENDING).exists()
+    assert not embedding_waiting(config=config)
 
 
 def test_a_wrong_merge_is_split_back() -> None:
