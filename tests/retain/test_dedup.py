@@ -9,7 +9,15 @@ from datetime import timedelta
 import pytest
 
 from memory.config import config_get
-from memory.models import Entity, EntityAlias, EntityEmbedding, EntityMerge, Fact, Relation
+from memory.models import (
+    DedupState,
+    Entity,
+    EntityAlias,
+    EntityEmbedding,
+    EntityMerge,
+    Fact,
+    Relation,
+)
 from memory.retain.embedders import embedder_get
 from memory.services.embeddings import embedding_passes_run, embedding_waiting
 from memory.services.merges import entity_merge_split
@@ -68,15 +76,19 @@ def test_a_different_person_with_a_similar_name_does_not_merge() -> None:
     assert not EntityMerge.objects.exists()
 
 
-def test_identifiers_never_merge_by_embedding() -> None:
-    submit(*[commit("Anya Petrova", "cortex", "feat", at=T0)])
-    files = [obs("project_activity", "world:artifact", topic=f"edited {p}",
+def _files_edited(*paths: str) -> None:
+    """An edit of each file of project cortex, a minute apart."""
+    submit(*[obs("project_activity", "world:artifact", topic=f"edited {p}",
                  actors=({"name": "cortex", "key": "world:project:cortex", "role": "project"},
                          {"name": p, "role": "file"}),
                  payload={"project": "cortex", "kind": "file", "name": p, "action": "edited"},
                  at=T0 + timedelta(minutes=i))
-             for i, p in enumerate(["src/invoice.py", "src/invoices.py"])]
-    submit(*files)
+             for i, p in enumerate(paths)])
+
+
+def test_identifiers_never_merge_by_embedding() -> None:
+    submit(*[commit("Anya Petrova", "cortex", "feat", at=T0)])
+    _files_edited("src/invoice.py", "src/invoices.py")
     retain(embed=True)
     assert Entity.objects.filter(namespace__path="world:artifact", status="active").count() == 2
     # A path's name is read and not embedded (config retain.path_names), also for a row the
@@ -100,16 +112,8 @@ def test_a_file_path_where_names_are_deduplicated_is_compared_with_none() -> Non
     """With file paths in a namespace that is deduplicated (not alias-only), a path's row
     holds no vector: the dedup pass marks it done without comparing it, and compares the
     names beside it with the vectors only."""
-    from memory.models import DedupState
-
     config = retain_config(dedup={"alias_only": ()})
-    files = [obs("project_activity", "world:artifact", topic=f"edited {p}",
-                 actors=({"name": "cortex", "key": "world:project:cortex", "role": "project"},
-                         {"name": p, "role": "file"}),
-                 payload={"project": "cortex", "kind": "file", "name": p, "action": "edited"},
-                 at=T0 + timedelta(minutes=i))
-             for i, p in enumerate(["src/invoice.py", "src/invoices.py"])]
-    submit(*files)
+    _files_edited("src/invoice.py", "src/invoices.py")
     retain_drain(config=config, embed=False)
     EntityEmbedding.objects.update(dedup=DedupState.PENDING)
     embedding_passes_run(config=config)
