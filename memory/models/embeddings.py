@@ -20,6 +20,13 @@ class DedupState(models.TextChoices):
     SKIPPED = "skipped", "skipped (fast lane, dark matter, or alias-only namespace)"
 
 
+def embedding_unread(model: str, *, through: str = "") -> models.Q:
+    """Embedding rows the embedder `model` has not read yet (`through`: the relation from
+    another model to them, "embedding__"). A row it read may hold no vector: a file path's
+    (memory.retain.names.name_embedding_text)."""
+    return ~models.Q(**{f"{through}model": model})
+
+
 class EntityEmbedding(models.Model):
     """An entity's embedding for deduplication (and vector recall), computed offline.
 

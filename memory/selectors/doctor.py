@@ -23,6 +23,7 @@ from memory import clock
 from memory.compiled.text import counted
 from memory.config import config_get
 from memory.models import Entity, Memory, Observation
+from memory.models.embeddings import embedding_unread
 from memory.models.graph import EntityStatus
 from memory.models.observations import ObservationStatus
 from memory.retain.embedders import embedder_get
@@ -171,11 +172,10 @@ def _waiting(*, workers: dict[str, list[str]]) -> list[Finding]:
     consumed = {q for queues in workers.values() for q in queues}
     pending = Observation.objects.filter(status=ObservationStatus.PENDING).count()
     failed = Observation.objects.filter(status=ObservationStatus.FAILED).count()
-    # as the embedding pass reads them: its embedder has not read their name (a file path's
-    # holds no vector once read)
     model = embedder_get(config_get().retain.embedder).model_id
     entities = (Entity.objects.exclude(status=EntityStatus.MERGED)
-                .filter(Q(embedding__isnull=True) | ~Q(embedding__model=model)).count())
+                .filter(Q(embedding__isnull=True)
+                        | embedding_unread(model, through="embedding__")).count())
     memories = Memory.objects.filter(embedded=False).count()
     queued = _queue_lengths()
     found = [

@@ -23,7 +23,7 @@ from pgvector.django import CosineDistance
 from memory import clock
 from memory.config import DecayConfig, config_get
 from memory.models import DedupState, Entity, EntityEmbedding, EntityStatus, MergeReason
-from memory.models.embeddings import EMBEDDING_DIMENSION
+from memory.models.embeddings import EMBEDDING_DIMENSION, embedding_unread
 from memory.models.memories import Memory
 from memory.retain.embedders import Embedder, embedder_get
 from memory.retain.names import name_embedding_text, names_agree
@@ -52,12 +52,6 @@ class PassReport:
     memories_embedded: int = 0
 
 
-def _waiting_embedding(model: str) -> Q:
-    """Rows the configured embedder has not read yet (one it read may hold no vector: a file
-    path's, name_embedding_text)."""
-    return ~Q(model=model)
-
-
 def entity_embed_pending(*, config: DecayConfig | None = None, limit: int | None = None) -> int:
     """Embed the entities not embedded yet with the configured embedder; returns how many."""
     config = config or config_get()
@@ -69,7 +63,7 @@ def entity_embed_pending(*, config: DecayConfig | None = None, limit: int | None
         cursor.execute(_MISSING_ROWS)
     done = 0
     while limit is None or done < limit:
-        rows = list(EntityEmbedding.objects.filter(_waiting_embedding(embedder.model_id))
+        rows = list(EntityEmbedding.objects.filter(embedding_unread(embedder.model_id))
                     .exclude(entity__status=EntityStatus.MERGED)
                     .select_related("entity", "namespace")
                     .order_by("entity__created_at", "entity__key")
@@ -116,7 +110,7 @@ def _vectors_save(rows: list[EntityEmbedding], texts: list[str], vectors: list[A
 
 def _frontier(model: str) -> Entity | None:
     """The first entity (canonical order) still waiting for its embedding."""
-    waiting = EntityEmbedding.objects.filter(_waiting_embedding(model)).exclude(
+    waiting = EntityEmbedding.objects.filter(embedding_unread(model)).exclude(
         entity__status=EntityStatus.MERGED)
     return (Entity.objects.filter(pk__in=waiting.values("entity_id"))
             .order_by("created_at", "key").first())
@@ -196,7 +190,7 @@ def embedding_waiting(*, config: DecayConfig | None = None) -> bool:
     rows = EntityEmbedding.objects.exclude(entity__status=EntityStatus.MERGED)
     return (Entity.objects.filter(~Exists(EntityEmbedding.objects.filter(entity=OuterRef("pk"))))
             .exists()
-            or rows.filter(_waiting_embedding(model)).exists()
+            or rows.filter(embedding_unread(model)).exists()
             or EntityEmbedding.objects.filter(dedup=DedupState.PENDING).exists()
             or Memory.objects.filter(embedded=False).exists())
 
