@@ -84,3 +84,22 @@ def test_the_mcp_server_starts_nothing_when_cortex_is_not_running(tmp_path: Path
     assert done.returncode == 1 and "Cortex is not running" in done.stderr
     # No embedded database or Redis started for it: only what the test and the log wrote.
     assert set(os.listdir(home)) <= {"claude-code", "hooks"}
+
+
+def test_a_log_that_cannot_be_written_neither_fails_the_hook_nor_stops_cortex(
+        tmp_path: Path) -> None:
+    home = tmp_path / "cortex-home"
+    _link(home, CORTEX)
+    (home / "hooks" / "hook.log").mkdir(parents=True)  # not a file: nothing can append to it
+    transcript = write(tmp_path / "projects" / "-home-op-code-shop-api" / f"{SESSION}.jsonl",
+                       record("u1", text="always use uv"))
+    done = _launch(home, "hook", "Stop", data=_input(transcript, "Stop"))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    spooled = [json.loads(x)["source_id"] for seg in (home / "hooks" / "spool").glob("*.jsonl")
+               for x in seg.read_text().splitlines()]
+    assert spooled == ["u1"]
+
+    under_a_file = tmp_path / "a-file"
+    under_a_file.write_text("")
+    done = _launch(under_a_file / "home", "hook", "Stop", data=_input(transcript, "Stop"))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
