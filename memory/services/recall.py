@@ -14,9 +14,9 @@ from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, cast
+from typing import Any, Literal, cast, get_args
 
-from django.db import transaction
+from django.db import DatabaseError, transaction
 
 from memory import clock
 from memory.config import DecayConfig, RecallSection, config_get
@@ -225,11 +225,33 @@ def _query_vector_soon(query: str, on: tuple[str, ...],
 
 
 def recall_warm(*, config: DecayConfig | None = None) -> None:
-    """Load the query embedder now (a web worker at its start) when the vector strategy is
-    on: its first query pays the model's load, seconds, which no request should wait for."""
+    """Make a web worker's first recall cost what the next ones do (at its start): load the
+    query embedder (seconds) when the vector strategy is on; then, when the database answers,
+    recall once in each unit without reinforcing and build the statements a recall compiles
+    only when it finds something. What a process reads or builds once (the term statistics,
+    the decay statements the ORM takes ~100 ms to compile) is then ready before a request
+    needs it: a first context took 210-290 ms in process, 150-160 ms after this, ~110 ms for
+    the next ones (bench/recall_latency.py's graph). Nothing is written; without a database
+    (not up, not migrated) the first requests build them."""
     config = config or config_get()
     if "vector" in _section(config).strategies:
         _query_vector("warm-up", config)
+    try:
+        for unit in get_args(Unit):
+            recall_run(query="warm-up", unit=unit, reinforce=False, config=config)
+        _statements_built(config)
+    except DatabaseError:
+        return
+
+
+def _statements_built(config: DecayConfig) -> None:
+    """The ORM's statements a recall runs only when it finds something, built (and run) for
+    entity 0, which no entity is: the graph's hops, the entities' rows, the reinforcement."""
+    scope = Scope(filters=RecallFilters(), at=clock.now(), temporal=False)
+    _graph(seeds={0: Fused(ref=0, relevance=1.0)}, scope=scope, include_faded=False,
+           section=_section(config), config=config)
+    _entity_rows([0], scope=scope, config=config)
+    entity_reinforce(entity_ids=[0], config=config, bound=True)
 
 
 def _text_query(query: str, section: RecallSection) -> TextQuery:
