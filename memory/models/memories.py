@@ -99,7 +99,7 @@ class MemoryMention(models.Model):
 
 class MemoryEmbedding(models.Model):
     """A memory's text embedded offline (the embedder is slow); `Memory.embedded` says
-    whether it is done."""
+    whether it is done. Its vectors stay in the row, out of TOAST (migration 0035)."""
 
     memory = models.OneToOneField(Memory, on_delete=models.CASCADE, primary_key=True,
                                   related_name="embedding")
