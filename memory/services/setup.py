@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from django.core.management import call_command
 from django.db import DatabaseError, connection, transaction
@@ -23,12 +25,14 @@ def cortex_prepare() -> SyncReport:
     """Apply pending migrations, sync the namespace tree from the config and seed the beat
     schedule's missing entries (all idempotent). The migrations are checked first (a newer
     schema, the disk's room: MigrationRefused, nothing touched) and applied in one
-    transaction: a migration that fails leaves the database as it was, not half migrated."""
-    migration_preflight()
-    migrate_all_or_none()
-    report = taxonomy_sync()
-    beat_schedule_ensure()
-    return report
+    transaction: a migration that fails leaves the database as it was, not half migrated. One
+    process at a time (`cortex up` prepares at every start, beside any other command)."""
+    with _prepare_lock():
+        migration_preflight()
+        migrate_all_or_none()
+        report = taxonomy_sync()
+        beat_schedule_ensure()
+        return report
 
 
 def migrate_all_or_none() -> None:
@@ -54,13 +58,19 @@ def cortex_ensure() -> bool:
     schema_known_check()
     if cortex_ready():
         return False
+    with _prepare_lock():
+        if cortex_ready():
+            return False
+        cortex_prepare()  # takes the lock again: a session's advisory locks nest
+        return True
+
+
+@contextmanager
+def _prepare_lock() -> Iterator[None]:
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_lock(%s)", [PREPARE_LOCK_KEY])
     try:
-        if cortex_ready():
-            return False
-        cortex_prepare()
-        return True
+        yield
     finally:
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_unlock(%s)", [PREPARE_LOCK_KEY])
