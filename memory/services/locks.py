@@ -1,7 +1,8 @@
 """The PostgreSQL advisory locks that serialize writers, in one place: the retain lock (every
 writer of retain state) and the sleep-cycle lock (two runs never overlap). Both are
 session-level: they outlive transactions, and a process that dies loses its connection,
-hence its lock. The outbox lock: one publisher of the NATS outbox at a time (docs/nats.md)."""
+hence its lock. The prepare lock: one process migrates and seeds the database at a time. The
+outbox lock: one publisher of the NATS outbox at a time (docs/nats.md)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from memory.errors import Busy
 RETAIN_LOCK_KEY = 0x636F7274_0003
 SLEEP_CYCLE_LOCK_KEY = 0x636F7274_0002
 OUTBOX_LOCK_KEY = 0x636F7274_0010
-PREPARE_LOCK_KEY = 0x636F7274_0020  # cortex_ensure: one command migrates a fresh database
+PREPARE_LOCK_KEY = 0x636F7274_0020
 LOCK_TIMEOUT_SECONDS = 60.0
 LOCK_NOT_AVAILABLE = "55P03"
 
@@ -54,6 +55,17 @@ def retain_lock(*, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[None]:
         yield
     finally:
         _unlock(RETAIN_LOCK_KEY)
+
+
+@contextmanager
+def prepare_lock() -> Iterator[None]:
+    """Held while the database is prepared (memory.services.setup); waits for the holder."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_lock(%s)", [PREPARE_LOCK_KEY])
+    try:
+        yield
+    finally:
+        _unlock(PREPARE_LOCK_KEY)
 
 
 @contextmanager

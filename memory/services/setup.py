@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from django.core.management import call_command
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, transaction
 
 from memory.selectors.setup import cortex_ready
-from memory.services.locks import PREPARE_LOCK_KEY
+from memory.services.locks import prepare_lock
 from memory.services.preflight import (
     MigrationFailed,
     migration_preflight,
@@ -27,12 +25,16 @@ def cortex_prepare() -> SyncReport:
     schema, the disk's room: MigrationRefused, nothing touched) and applied in one
     transaction: a migration that fails leaves the database as it was, not half migrated. One
     process at a time (`cortex up` prepares at every start, beside any other command)."""
-    with _prepare_lock():
-        migration_preflight()
-        migrate_all_or_none()
-        report = taxonomy_sync()
-        beat_schedule_ensure()
-        return report
+    with prepare_lock():
+        return _prepare()
+
+
+def _prepare() -> SyncReport:
+    migration_preflight()
+    migrate_all_or_none()
+    report = taxonomy_sync()
+    beat_schedule_ensure()
+    return report
 
 
 def migrate_all_or_none() -> None:
@@ -58,19 +60,8 @@ def cortex_ensure() -> bool:
     schema_known_check()
     if cortex_ready():
         return False
-    with _prepare_lock():
+    with prepare_lock():
         if cortex_ready():
             return False
-        cortex_prepare()  # takes the lock again: a session's advisory locks nest
+        _prepare()
         return True
-
-
-@contextmanager
-def _prepare_lock() -> Iterator[None]:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_lock(%s)", [PREPARE_LOCK_KEY])
-    try:
-        yield
-    finally:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_unlock(%s)", [PREPARE_LOCK_KEY])
