@@ -359,6 +359,9 @@ class AnalysisSection:
     submit_chunk: int = 2000
     # How long a drain waits for events held back by a transaction still open elsewhere.
     horizon_wait_seconds: float = 30.0
+    # The first import's raw read yields the cores to the stages that follow it: how much
+    # lower its threads' priority is (a nice increment, 0-19).
+    raw_read_nice: int = 10
 
     def check(self, where: str) -> None:
         for name in ("batch_size", "submit_chunk"):
@@ -367,6 +370,8 @@ class AnalysisSection:
         if self.horizon_wait_seconds < 0:
             _fail(f"{where}.horizon_wait_seconds",
                   f"must be >= 0, got {self.horizon_wait_seconds}")
+        if not 0 <= self.raw_read_nice <= 19:
+            _fail(f"{where}.raw_read_nice", f"must be within 0..19, got {self.raw_read_nice}")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -19,15 +19,20 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
+import threading
 from collections.abc import Callable
 from dataclasses import fields
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db import connection, connections
 
 from insight.management.first_import_main import fork_safe, stages_main, stages_spawned
 from insight.services.first_import import StageTally, first_import_follow, first_import_waiting
+from memory.config import config_get
 from memory.services.sql import connection_url
+
+T = TypeVar("T")
 
 POLL_SECONDS = 0.2  # how often the follower looks for new events while it waits
 LOCK_TIMEOUT_SECONDS = 5.0  # a worker holding the retain lock: wait this long, then analyze
@@ -38,7 +43,7 @@ _SPAWN = multiprocessing.get_context("spawn")
 
 class Stages:
     """`events_stored(count)` from any thread once a batch committed `count` events (0: new
-    bytes to read); `poll()` from the main thread starts the follower then; `finish(tick)`
+    bytes to read); `poll()` from the reading thread starts the follower then; `finish(tick)`
     once the raw log is complete. `source`: the raw log's, which the analysis follows (the
     other sources once it is complete).
     The follower's process is forked when this is made (the command's start: no thread yet,
@@ -92,6 +97,35 @@ class Stages:
     def stop(self) -> None:
         if self._standby is not None:
             self._standby.stop()
+
+
+def raw_read(read: Callable[[], T], *, stages: Stages | None) -> T:
+    """`read()`, the raw read; with stages following it, in a thread of its own running
+    `analysis.raw_read_nice` nicer than they do: the import ends when the analysis does, the
+    longer chain, so it gets the cores first, and the read takes what they leave. On Linux a
+    thread's nice value is its own, and the threads it starts (the batch writer) inherit it:
+    the caller's thread keeps its priority (a command called in-process, a test)."""
+    nice = config_get().analysis.raw_read_nice
+    if stages is None or not stages.enabled or not nice or sys.platform != "linux":
+        return read()
+    outcome: list[tuple[bool, Any]] = []
+
+    def run() -> None:
+        os.nice(nice)
+        try:
+            outcome.append((True, read()))
+        except BaseException as error:  # noqa: BLE001 - raised again in the caller's thread
+            outcome.append((False, error))
+        finally:
+            connections.close_all()  # this thread's
+
+    thread = threading.Thread(target=run, name="cortex-raw-read", daemon=True)
+    thread.start()
+    thread.join()
+    done, value = outcome[0]
+    if not done:
+        raise value
+    return value  # type: ignore[no-any-return]
 
 
 class Follower:

@@ -4,7 +4,6 @@ table."""
 
 from __future__ import annotations
 
-import threading
 import time
 from typing import Any, Protocol
 
@@ -68,9 +67,9 @@ class RichProgress:
         self.bytes += bytes_read
         self.events += events
         if self.stages is not None:
-            if events:
-                self.stages.events_stored(events)  # the writer's thread: the batch committed
-            if threading.current_thread() is threading.main_thread():
+            if events:  # a batch committed (the writer's thread)
+                self.stages.events_stored(events)
+            else:  # the reading thread
                 self.stages.poll()
         self._draw()
 

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from rich.console import Console
 
-from insight.management.first_import import Stages
+from insight.management.first_import import Stages, raw_read
 from insight.management.progress import RichProgress, stages_table, summary_table
 from insight.producers.base import Producer
 from insight.producers.claude_code import ClaudeCodeProducer, default_roots
@@ -56,7 +56,8 @@ class Command(BaseCommand):
         try:
             with RichProgress(console, enabled=enabled, stages=follower) as progress:
                 try:
-                    summary = producer.run(progress=progress)
+                    summary = raw_read(lambda: producer.run(progress=progress),
+                                       stages=follower)
                 except ReaderStopped as stopped:  # what was written stays: a re-run resumes
                     raise CommandError(str(stopped)) from None
                 except NotAnExport as refused:  # checked whole before anything is stored
