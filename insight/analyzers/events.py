@@ -70,7 +70,9 @@ def agent_of(event: Event) -> str:
 
 
 def base_agent(event: Event) -> str:
-    return agent_of(event).split(":", 1)[0]
+    """The agent an event belongs to, a subagent run being an episode of it: every agent
+    `agent_of` names is `claude-code` or one of its runs."""
+    return BASE_AGENT
 
 
 def content(event: Event) -> Any:

@@ -49,9 +49,11 @@ def _refuses(event: Event) -> bool:
 
 def corrective_prompts(events: Sequence[Event]) -> set[str]:
     """Ids of the prompts whose parent (in this batch) is an interrupt or a rejection."""
-    refusals = {str(e.get("source_id")) for e in events if _refuses(e)}
-    return {str(e["id"]) for e in events
-            if e.get("subtype") == "user.prompt" and correlation(e)["parent"] in refusals}
+    prompts = [(e, correlation(e)["parent"]) for e in events if e.get("subtype") == "user.prompt"]
+    parents = {parent for _, parent in prompts}  # only they are read (each event's text is not)
+    refusals = {source_id for e in events
+                if (source_id := str(e.get("source_id"))) in parents and _refuses(e)}
+    return {str(e["id"]) for e, parent in prompts if parent in refusals}
 
 
 def said_with_interrupt(event: Event) -> str:

@@ -50,10 +50,11 @@ def _label(score: float, critical: bool) -> str:
 def sentiment_of(text: str, language: str) -> tuple[str, float]:
     lex = lexicon(language)
     flat = " ".join(prose(text).casefold().split())
-    critical = any(marker in flat for marker in lex.critical)
+    critical = any(map(flat.__contains__, lex.critical))
     total, rest = _phrase_weights(flat, lex)
     words = tokens(rest)
-    total += sum(_word_weight(words, i, lex) for i in range(len(words)))
+    weights = lex.weights
+    total += sum(_word_weight(words, i, lex) for i, word in enumerate(words) if word in weights)
     if total:
         total *= 1 + 0.15 * min(flat.count("!"), 3)
     score = total / math.sqrt(total * total + NORMALISATION_ALPHA)

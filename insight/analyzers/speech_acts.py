@@ -43,12 +43,11 @@ _NO_WORDS = re.compile(r"^[\W\d_]+$")
 
 
 def sentence_acts(sentence: str, lex: Lexicon) -> set[str]:
-    acts = {act for act in ("declarative", "expressive")
-            if any(p.search(sentence) for p in lex.acts[act])}
+    acts = {act for act in ("declarative", "expressive") if lex.acts[act].search(sentence)}
     core = lex.fillers.sub("", sentence).strip()
-    if core.endswith("?") or any(p.search(core) for p in lex.acts["directive"]):
+    if core.endswith("?") or lex.acts["directive"].search(core):
         acts.add("directive")
-    elif core and any(p.search(core) for p in lex.acts["commissive"]):
+    elif core and lex.acts["commissive"].search(core):
         acts.add("commissive")
     if not acts:
         acts.add("expressive" if _NO_WORDS.match(sentence) else "assertive")
@@ -63,7 +62,7 @@ def classify(text: str, language: str) -> tuple[str, dict[str, int]]:
         counts.update(sentence_acts(sentence, lex))
     if not counts:
         return "assertive", {}
-    best = max(PRIORITY, key=lambda act: (counts[act], -PRIORITY.index(act)))
+    best = max(PRIORITY, key=counts.__getitem__)  # the first of equal counts: the more binding
     return best, dict(counts)
 
 
@@ -71,14 +70,15 @@ def parties(event: Event) -> tuple[str, str] | None:
     """(speaker, counterpart) of an interaction message, None if it is not one. Inside a
     subagent run the agent speaks with itself (the run is an episode of it, in `subagent`)."""
     subtype = event.get("subtype")
-    agent = base_agent(event)
     if subtype == "user.prompt":
+        agent = base_agent(event)
         if is_operator_prompt(event):
             return "operator", agent
         if is_sidechain(event):  # a subagent's task, written by the agent that spawned it
             return agent, agent
         return None
     if subtype == "assistant.text" and not payload(event).get("isApiErrorMessage"):
+        agent = base_agent(event)
         return agent, agent if is_sidechain(event) else "operator"
     return None
 

@@ -49,7 +49,7 @@ def tokens(text: str) -> list[str]:
     """Word tokens; French elisions split off ("n'aime" -> "n'", "aime")."""
     out: list[str] = []
     for token in _TOKEN.findall(text.casefold()):
-        elided = _ELISION.match(token)
+        elided = _ELISION.match(token) if "'" in token else None
         if elided:
             out.extend((elided.group(0), token[elided.end():]))
         else:

@@ -39,7 +39,8 @@ class Lexicon:
     post_negators: frozenset[str]
     intensifiers: frozenset[str]
     fillers: re.Pattern[str]
-    acts: dict[str, tuple[re.Pattern[str], ...]]
+    # Each act's patterns as one alternation: a sentence performs the act if any matches.
+    acts: dict[str, re.Pattern[str]]
     corrections: dict[str, tuple[re.Pattern[str], ...]]
     claims: tuple[ClaimPattern, ...]
     # Read only where the text corrects the agent (a rejection's reason, after an interrupt).
@@ -58,6 +59,10 @@ class Lexicon:
 
 def _compile_all(patterns: list[str]) -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(p) for p in patterns)
+
+
+def _any_of(patterns: list[str]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in patterns))
 
 
 def _alternation(words: list[str]) -> str:
@@ -90,7 +95,7 @@ def _build(raw: dict[str, Any]) -> Lexicon:
         post_negators=frozenset(sentiment["post_negators"]),
         intensifiers=frozenset(sentiment["intensifiers"]),
         fillers=re.compile(rf"^(?:(?:{_alternation(acts['fillers'])})\b[\s,.!]*)+"),
-        acts={act: _compile_all(acts[act])
+        acts={act: _any_of(acts[act])
               for act in ("declarative", "directive", "commissive", "expressive")},
         corrections={kind: _compile_all(p) for kind, p in raw["corrections"].items()},
         claims=_claims(claims),
