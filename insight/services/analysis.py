@@ -38,6 +38,8 @@ HORIZON_POLL_SECONDS = 0.1  # how often a drain held back by an open transaction
 
 # Analyzer -> how its units add to the observation their key names.
 TALLIES: dict[str, Add] = {speech_acts.ANALYZER.name: speech_acts.tally_add}
+# What a batch moves in each of its analyzers' cursors.
+CURSOR_FIELDS = ["position", "updated_at", "events_seen", "observations_created"]
 
 
 @dataclass
@@ -256,8 +258,8 @@ def analysis_batch_run(*, source: str, batch_size: int | None = None,
             cursor.position, cursor.updated_at = position, now
             cursor.events_seen += len(batch)
             cursor.observations_created += report.created[cursor.analyzer]
-            cursor.save(update_fields=["position", "updated_at", "events_seen",
-                                       "observations_created"])
+        # One statement for the group (a save each was ~5% of the first import's analysis).
+        AnalyzerCursor.objects.bulk_update(group, CURSOR_FIELDS)
     return report
 
 

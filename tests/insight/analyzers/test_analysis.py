@@ -102,6 +102,16 @@ class TestEndToEnd:
         assert sum(again["observations_created"].values()) == 0
         assert Observation.objects.count() == count
 
+    def test_each_cursor_counts_what_its_analyzer_read_and_made(self) -> None:
+        store(*a_session())
+        summary = _analyze("--batch-size", "3")  # 4 batches of the 10 Claude Code events
+        cursors = AnalyzerCursor.objects.filter(source="claude-code")
+        assert {c.analyzer for c in cursors} == set(summary["analyzed"]) - {"git_history"}
+        for cursor in cursors:
+            assert cursor.events_seen == 10
+            assert cursor.observations_created == summary["observations_created"][cursor.analyzer]
+            assert cursor.position is not None and cursor.updated_at is not None
+
     def test_the_batch_size_does_not_change_what_is_observed(self) -> None:
         store(*a_session())
         _analyze("--batch-size", "2")
