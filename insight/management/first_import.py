@@ -108,24 +108,26 @@ def raw_read(read: Callable[[], T], *, stages: Stages | None) -> T:
     nice = config_get().analysis.raw_read_nice
     if stages is None or not stages.enabled or not nice or sys.platform != "linux":
         return read()
-    outcome: list[tuple[bool, Any]] = []
+    results: list[T] = []
+    errors: list[BaseException] = []
 
     def run() -> None:
         os.nice(nice)
         try:
-            outcome.append((True, read()))
+            results.append(read())
         except BaseException as error:  # noqa: BLE001 - raised again in the caller's thread
-            outcome.append((False, error))
+            errors.append(error)
         finally:
             connections.close_all()  # this thread's
 
+    # A daemon: interrupted (Ctrl-C), the command exits without waiting for the read, and
+    # what it had not committed is rolled back, as after a SIGKILL.
     thread = threading.Thread(target=run, name="cortex-raw-read", daemon=True)
     thread.start()
     thread.join()
-    done, value = outcome[0]
-    if not done:
-        raise value
-    return value  # type: ignore[no-any-return]
+    if errors:
+        raise errors[0]
+    return results[0]
 
 
 class Follower:
