@@ -20,6 +20,7 @@ from django.db import close_old_connections
 from knox.auth import TokenAuthentication
 from rest_framework import exceptions
 from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
@@ -59,7 +60,8 @@ def _authenticated(authorization: str | None) -> tuple[Any, Any]:
     for authentication in api_settings.DEFAULT_AUTHENTICATION_CLASSES:
         if isinstance(authentication, type) and issubclass(authentication,
                                                            TokenAuthentication):
-            found: tuple[Any, Any] | None = authentication().authenticate(shim)
+            found: tuple[Any, Any] | None = authentication().authenticate(
+                typing.cast(Request, shim))  # what it reads of a request: the header
             if found is not None:
                 return found
     raise exceptions.NotAuthenticated()
@@ -116,7 +118,7 @@ QUERIES: Mapping[str, tuple[str, Callable[[Agent, Any], dict[str, Any]]]] = {
 
 
 def _refusal(error: Exception) -> BusAnswer:
-    handler = typing.cast(ExceptionHandler, api_settings.EXCEPTION_HANDLER)
+    handler: ExceptionHandler = api_settings.EXCEPTION_HANDLER
     response = handler(error, {})
     if response is None:
         raise error
