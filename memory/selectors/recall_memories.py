@@ -1,8 +1,8 @@
-"""Recall's statements for `unit=memory` (docs/recall.md). While the query is encoded: the
-memories full-text ranks best (BM25 over the stored text vector) and the facts it matches,
-each with what its hit shows. Once the query is encoded, one statement: the nearest memories
-by the dense embedding, by the learned sparse one and (a query naming a time) by the dense
-one within that time, joined to full-text's; every candidate of that union scored exactly by
+"""Recall's statements for `unit=memory` (docs/recall.md), one per strategy for its
+candidates: the memories full-text ranks best (BM25 over the stored text vector) and the
+facts it matches, each with what its hit shows; once the query is encoded, the nearest
+memories by the dense embedding (and, a query naming a time, by it within that time) and by
+the learned sparse one. Then one statement scores every candidate of the union exactly by
 every strategy (a memory one strategy found and another missed still gets the other's true
 score), with what its hit shows and what its strength is computed from.
 """
@@ -147,27 +147,35 @@ def _nearest_sql(column: str, order: str, where: str) -> str:
                ORDER BY {order} LIMIT %s"""
 
 
-def memories_found(*, found: Sequence[int], text: TextQuery | None, vector: str | None,
-                   sparse: str | None, window: Window | None, scope: Scope, limit: int,
-                   ef_search: int, turn_gap_minutes: float | None = None
-                   ) -> dict[int, MemoryFound]:
-    """The memories `found` so far joined by each vector strategy's `limit` nearest, every
-    one scored exactly by every strategy that ran, in one statement; with
-    `turn_gap_minutes`, each with the turn it answers (`previous`)."""
+# Each vector strategy's nearest: (the embedding's column, the HNSW index's order).
+NEAREST = {"vector": ("vector", "v.vector <=> %s::vector"),
+           "sparse": ("sparse", f"{SPARSE_HEAD} <#> %s::sparsevec")}
+
+
+def memories_nearest(*, strategy: str, literal: str, scope: Scope, limit: int,
+                     ef_search: int, window: Window | None = None) -> list[int]:
+    """The ids of the `limit` memories nearest the query's `literal` by `strategy` (vector:
+    the dense embedding, sparse: the learned sparse one through its head's index); with a
+    `window`, the `limit` nearest within it too, found exactly (an index scan would filter
+    after its nearest). One statement."""
+    column, order = NEAREST[strategy]
     where, where_params = memory_where(scope)
-    parts = ["SELECT unnest(%s::bigint[])"]
-    params: list[Any] = [list(found)]
-    if vector is not None:
-        parts.append(_nearest_sql("vector", "v.vector <=> %s::vector", where))
-        params += [*where_params, vector, limit]
-    if sparse is not None:
-        parts.append(_nearest_sql("sparse", f"{SPARSE_HEAD} <#> %s::sparsevec", where))
-        params += [*where_params, sparse, limit]
-    if vector is not None and window is not None:
-        # exactly (`+ 0`: an index scan would filter after its nearest)
-        parts.append(_nearest_sql("vector", "(v.vector <=> %s::vector) + 0, m.id",
+    parts = [_nearest_sql(column, order, where)]
+    params: list[Any] = [*where_params, literal, limit]
+    if window is not None:
+        parts.append(_nearest_sql(column, f"({order}) + 0, m.id",
                                   f"m.occurred_at >= %s AND m.occurred_at < %s AND {where}"))
-        params += [window.start, window.end, *where_params, vector, limit]
+        params += [window.start, window.end, *where_params, literal, limit]
+    settings_hold(hnsw_settings(ef_search))
+    return [row[0] for row in _rows(" UNION ".join(f"({part})" for part in parts), params)]
+
+
+def memories_scored(*, ids: Sequence[int], text: TextQuery | None, vector: str | None,
+                    sparse: str | None, turn_gap_minutes: float | None = None
+                    ) -> dict[int, MemoryFound]:
+    """These memories, each scored exactly by every strategy that ran (a memory one strategy
+    found and another missed still gets the other's true score), in one statement; with
+    `turn_gap_minutes`, each with the turn it answers (`previous`)."""
     score, score_params = _bm25(text) if text is not None else ("NULL::float8", [])
     dense = ("1 - (v.vector <=> %s::vector), "
              "1 - (coalesce(v.context_vector, v.vector) <=> %s::vector)"
@@ -175,19 +183,16 @@ def memories_found(*, found: Sequence[int], text: TextQuery | None, vector: str 
     sparse_sql = ("-(v.sparse <#> %s::sparsevec), "
                   "-(coalesce(v.context_sparse, v.sparse) <#> %s::sparsevec)"
                   if sparse is not None else "NULL::float8, NULL::float8")
-    union = " UNION ".join(f"({part})" for part in parts)
-    if vector is not None or sparse is not None:
-        settings_hold(hnsw_settings(ef_search))
     previous = _PREVIOUS_SPOKEN if turn_gap_minutes is not None else "NULL::bigint"
     rows = _rows(
         f"""SELECT m.id, {score}, {dense}, {sparse_sql}, m.text, m.event_id, m.source,
                    m.source_id, m.language, m.occurred_at, m.pinned, m.base, m.half_life_days,
                    m.valence, m.retrieval_count, m.last_reinforced_at, {previous}
-            FROM ({union}) AS found(id) JOIN memory_memory m ON m.id = found.id
-            LEFT JOIN memory_memoryembedding v ON v.memory_id = m.id""",
+            FROM memory_memory m LEFT JOIN memory_memoryembedding v ON v.memory_id = m.id
+            WHERE m.id = ANY(%s)""",
         [*score_params, *([vector] * 2 if vector is not None else []),
          *([sparse] * 2 if sparse is not None else []),
-         *([turn_gap_minutes] if turn_gap_minutes is not None else []), *params])
+         *([turn_gap_minutes] if turn_gap_minutes is not None else []), list(set(ids))])
     return {row[0]: _found(row) for row in rows}
 
 

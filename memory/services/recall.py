@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, cast, get_args
 
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, close_old_connections, connection, transaction
 
 from memory import clock
 from memory.config import DecayConfig, RecallSection, config_get
@@ -222,6 +222,29 @@ def _encoded_soon(query: str, on: tuple[str, ...],
 def _query_vector_soon(query: str, on: tuple[str, ...],
                        config: DecayConfig) -> Future[Sequence[float]] | None:
     return _encoding("vector-raw", _query_vector, query, config) if "vector" in on else None
+
+
+# unit=memory: each vector strategy's nearest memories are read as soon as the query's
+# encoding is ready, in a thread of their own, while the caller's full-text statements run
+# and beside the other vector strategy's: on that thread's own database connection, so only
+# outside a transaction (whose rows another connection cannot see). (unit=entity's vector
+# statement waits for its long lexical one: beside it, it only slowed it down.)
+_SCANNING = ThreadPoolExecutor(max_workers=len(_ENCODERS), thread_name_prefix="recall-scan")
+
+
+def _nearest_soon(encoding: Future[str], scan: Callable[..., list[int]]
+                  ) -> Callable[[], list[int]]:
+    """What `scan(literal=...)` of the encoding returns, when asked: begun in a scanning
+    thread as soon as the encoding is ready, or run in the caller's thread when asked if the
+    caller is in a transaction."""
+    if connection.in_atomic_block:
+        return lambda: scan(literal=encoding.result())
+    return _SCANNING.submit(_scanned, encoding, scan).result
+
+
+def _scanned(encoding: Future[str], scan: Callable[..., list[int]]) -> list[int]:
+    close_old_connections()  # as a request does first: a connection gone stale is replaced
+    return scan(literal=encoding.result())
 
 
 def recall_warm(*, config: DecayConfig | None = None) -> None:
@@ -443,10 +466,19 @@ def _entity_hit(entity: EntityAt, entry: Fused, score: float, *, names: Mapping[
 
 def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
                  use_strength: bool, section: RecallSection, config: DecayConfig) -> list[Hit]:
-    """Full-text's memories and facts while the query is encoded (one statement each); then
-    the vector strategies' nearest joined to them, each scored exactly by every strategy
-    (one statement); fused, ranked with strength as a tie-break."""
+    """Each strategy's candidates, one statement each: full-text's memories and facts while
+    the query is encoded, each vector strategy's nearest as soon as its encoding is ready;
+    then the union scored exactly by every strategy (one statement); fused, ranked with
+    strength as a tie-break."""
     encoded = _encoded_soon(query, on, config)
+    window = query_window(query, now=scope.at) if "time" in on else None
+    fade = section.time_fade_days
+    widened = (window.widened(before_days=fade["before"], after_days=fade["after"])
+               if window is not None else None)
+    nearest = {name: _nearest_soon(future, functools.partial(
+        by_memory.memories_nearest, strategy=name, scope=scope, limit=section.candidates,
+        ef_search=section.vector_ef_search, window=widened if name == "vector" else None))
+        for name, future in encoded.items()}
     text = _text_query(query, section) if "fulltext" in on else None
     lexical: list[tuple[int, float]] = []
     facts: list[by_memory.FactFound] = []
@@ -454,15 +486,11 @@ def _memory_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
         lexical = by_memory.fulltext_memories(text=text, scope=scope, limit=section.candidates)
         facts = by_memory.fulltext_facts_found(text=text, scope=scope,
                                                limit=section.candidates)
+    ids = [ident for ident, _ in lexical] + [
+        ident for found in nearest.values() for ident in found()]
     literals = {name: future.result() for name, future in encoded.items()}
-    window = query_window(query, now=scope.at) if "time" in on else None
-    fade = section.time_fade_days
-    memories = by_memory.memories_found(
-        found=[ident for ident, _ in lexical], text=text, vector=literals.get("vector"),
-        sparse=literals.get("sparse"), scope=scope, limit=section.candidates,
-        window=(window.widened(before_days=fade["before"], after_days=fade["after"])
-                if window is not None else None),
-        ef_search=section.vector_ef_search,
+    memories = by_memory.memories_scored(
+        ids=ids, text=text, vector=literals.get("vector"), sparse=literals.get("sparse"),
         turn_gap_minutes=config.memories.conversation_gap_minutes if section.adjacent_share
         else None)
     lists = _exact_lists(memories, ran=(*literals, *(["fulltext"] if text else [])))

@@ -13,8 +13,7 @@ import pytest
 from insight.services.analysis import analysis_drain
 from memory.config import config_get
 from memory.models import Memory
-from memory.selectors.recall import RecallFilters, Scope
-from memory.selectors.recall_memories import memories_found
+from memory.selectors.recall_memories import memories_scored
 from memory.services.memories import memories_remember
 from memory.services.recall import recall_run
 from memory.services.retain import retain_drain
@@ -42,10 +41,8 @@ def _remember(rows: list[tuple[str, str, str, int]]) -> dict[str, int]:
 
 def _previous(ids: list[int]) -> dict[int, int | None]:
     config = config_get()
-    found = memories_found(found=ids, text=None, vector=None, sparse=None, window=None,
-                           scope=Scope(filters=RecallFilters(), at=NOW, temporal=False),
-                           limit=10, ef_search=40,
-                           turn_gap_minutes=config.memories.conversation_gap_minutes)
+    found = memories_scored(ids=ids, text=None, vector=None, sparse=None,
+                            turn_gap_minutes=config.memories.conversation_gap_minutes)
     return {pk: m.previous for pk, m in found.items()}
 
 

@@ -13,7 +13,7 @@ from django.db import connection
 from memory.models import MemoryEmbedding
 from memory.models.memories import SPARSE_HEAD_TERMS
 from memory.selectors.recall import RecallFilters, Scope
-from memory.selectors.recall_memories import SPARSE_HEAD, memories_found
+from memory.selectors.recall_memories import SPARSE_HEAD, memories_nearest, memories_scored
 from memory.services.recall import query_encoders
 from tests.recall.notes import notes_remember
 
@@ -73,9 +73,9 @@ def test_the_stored_head_is_the_heaviest_terms_of_the_vector(embedded: None) -> 
 
 def test_every_candidate_is_scored_on_all_its_terms(embedded: None) -> None:
     query = query_encoders()["sparse"]("Who went to Iceland in winter?")
-    found = memories_found(found=[], text=None, vector=None, sparse=query, window=None,
-                           scope=Scope(filters=RecallFilters(), at=NOW, temporal=False),
-                           limit=10, ef_search=100)
+    nearest = memories_nearest(strategy="sparse", literal=query, limit=10, ef_search=100,
+                               scope=Scope(filters=RecallFilters(), at=NOW, temporal=False))
+    found = memories_scored(ids=nearest, text=None, vector=None, sparse=query)
     asked = _terms(query)
     for memory_id, memory in found.items():
         stored = MemoryEmbedding.objects.get(memory_id=memory_id).sparse
