@@ -33,6 +33,8 @@ def _seen() -> tuple[str, int]:
 
 def test_the_read_runs_nicer_in_a_thread_of_its_own() -> None:
     before = _priority()
+    if before >= 19:
+        pytest.skip("the tests already run at the nicest priority: nothing nicer to go to")
     wanted = min(19, before + config_get().analysis.raw_read_nice)
     name, priority = raw_read(_seen, stages=_Stages())  # type: ignore[arg-type]
     assert (name, priority) == ("cortex-raw-read", wanted)
