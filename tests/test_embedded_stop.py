@@ -32,9 +32,8 @@ def test_a_process_that_outlives_the_timeout_has_not_exited() -> None:
         time.sleep(0.2)  # its trap set
         proc = psutil.Process(stubborn.pid)
         proc.terminate()
-        began = time.monotonic()
         assert not exited_wait(proc, timeout=0.3)
-        assert time.monotonic() - began >= 0.3
+        assert proc.status() != psutil.STATUS_ZOMBIE  # still running: the caller kills it
     finally:
         stubborn.kill()
         stubborn.wait()
