@@ -147,9 +147,8 @@ def _nearest_sql(column: str, order: str, where: str) -> str:
                ORDER BY {order} LIMIT %s"""
 
 
-# Each vector strategy's nearest: (the embedding's column, the HNSW index's order).
-NEAREST = {"vector": ("vector", "v.vector <=> %s::vector"),
-           "sparse": ("sparse", f"{SPARSE_HEAD} <#> %s::sparsevec")}
+# Each vector strategy's HNSW order (its embedding's column is named after it).
+NEAREST = {"vector": "v.vector <=> %s::vector", "sparse": f"{SPARSE_HEAD} <#> %s::sparsevec"}
 
 
 def memories_nearest(*, strategy: str, literal: str, scope: Scope, limit: int,
@@ -158,12 +157,12 @@ def memories_nearest(*, strategy: str, literal: str, scope: Scope, limit: int,
     the dense embedding, sparse: the learned sparse one through its head's index); with a
     `window`, the `limit` nearest within it too, found exactly (an index scan would filter
     after its nearest). One statement."""
-    column, order = NEAREST[strategy]
+    order = NEAREST[strategy]
     where, where_params = memory_where(scope)
-    parts = [_nearest_sql(column, order, where)]
+    parts = [_nearest_sql(strategy, order, where)]
     params: list[Any] = [*where_params, literal, limit]
     if window is not None:
-        parts.append(_nearest_sql(column, f"({order}) + 0, m.id",
+        parts.append(_nearest_sql(strategy, f"({order}) + 0, m.id",
                                   f"m.occurred_at >= %s AND m.occurred_at < %s AND {where}"))
         params += [window.start, window.end, *where_params, literal, limit]
     settings_hold(hnsw_settings(ef_search))
