@@ -171,6 +171,6 @@ def _stage(counts: SynchronizedArray[int], upstream_done: Event, done: Event | N
     first_import_follow(raw_done=upstream_done.is_set, alive=alive, report=report,
                         poll_seconds=poll_seconds, lock_timeout=lock_timeout,
                         analyze=stage == "analyze", retain=stage == "retain", source=source,
-                        backlog=backlog)
+                        backlog=backlog, raw_wait=upstream_done.wait)
     if done is not None and alive():
         done.set()

@@ -115,6 +115,7 @@ def first_import_follow(
     config: DecayConfig | None = None,
     backlog: Callable[[StageTally], int] | None = None,
     source: str | None = None,
+    raw_wait: Callable[[float], object] = time.sleep,
 ) -> StageTally:
     """Analyze and/or retain as the raw log fills; return once `raw_done()` (for the retain
     stage alone: the analysis is done) held before a round in which no stage found anything
@@ -126,7 +127,10 @@ def first_import_follow(
     fills the analysis reads that source alone, the others (hooks, agents' posts) once it is
     complete: asking the three empty ones after each batch (their cursors locked, the
     horizon, a read) cost ~10 ms of CPU and ~20 ms of the analysis's time, ~1.4 s and
-    ~2.5 s over the 300 MB corpus."""
+    ~2.5 s over the 300 MB corpus. `raw_wait(seconds)`: how a stage waits while its upstream
+    runs; the upstream's done event's `wait`, so that the stage goes on the moment the
+    upstream ends rather than at its next poll (the retain stage after the analysis: the
+    end of every first import)."""
     config = config or config_get()
     tally = StageTally()
     # The retain stage follows the analysis (here or in its own process): no retain task for
@@ -134,14 +138,15 @@ def first_import_follow(
     with retain_queueing_paused() if analyze else contextlib.nullcontext():
         _follow(tally, raw_done=raw_done, alive=alive, report=report, poll_seconds=poll_seconds,
                 lock_timeout=lock_timeout, analyze=analyze, retain=retain, config=config,
-                backlog=backlog, source=source)
+                backlog=backlog, source=source, raw_wait=raw_wait)
     return tally
 
 
 def _follow(tally: StageTally, *, raw_done: Callable[[], bool], alive: Callable[[], bool],
             report: Report, poll_seconds: float, lock_timeout: float, analyze: bool,
             retain: bool, config: DecayConfig,
-            backlog: Callable[[StageTally], int] | None, source: str | None) -> None:
+            backlog: Callable[[StageTally], int] | None, source: str | None,
+            raw_wait: Callable[[float], object]) -> None:
     wait_until: float | None = None  # for events an open transaction holds back, at the end
     embedded_upto = [0]  # entities created when the vectors last caught up
     settled = False  # a round found nothing to do and nothing held back: one more, then stop
@@ -156,7 +161,7 @@ def _follow(tally: StageTally, *, raw_done: Callable[[], bool], alive: Callable[
         if not finished and backlog is not None and backlog(tally) < batch:
             # Not a batch's worth yet; the retain stage embeds what it retained meanwhile.
             if not (retain and _embed_step(tally, config, embedded_upto)):
-                time.sleep(poll_seconds)
+                raw_wait(poll_seconds)
             report(tally)
             continue
         sources = [source] if source is not None and not finished else analyzed_sources()
@@ -180,7 +185,7 @@ def _follow(tally: StageTally, *, raw_done: Callable[[], bool], alive: Callable[
                         _embed_rest(tally, config)
                         report(tally)
                     break
-            time.sleep(poll_seconds)
+            (time.sleep if finished else raw_wait)(poll_seconds)
 
 
 def _held_back() -> bool:

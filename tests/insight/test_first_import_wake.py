@@ -1,0 +1,45 @@
+"""A first import's stage waits for its upstream on the upstream's done event: the retain
+stage goes on the moment the analysis ends, not at its next poll (insight/services/
+first_import.py, `raw_wait`)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from insight.services.first_import import StageTally, first_import_follow
+
+POLL = 60.0  # a poll the test would wait for in full, were the stage not woken
+
+
+@pytest.mark.django_db
+def test_a_waiting_stage_goes_on_when_its_upstream_ends() -> None:
+    upstream_done = threading.Event()
+    waits: list[float] = []
+
+    def raw_wait(seconds: float) -> bool:
+        waits.append(seconds)
+        return upstream_done.wait(seconds)
+
+    threading.Timer(0.2, upstream_done.set).start()
+    started = time.monotonic()
+    tally = first_import_follow(
+        raw_done=upstream_done.is_set, alive=lambda: True, report=lambda _: None,
+        poll_seconds=POLL, lock_timeout=1.0, analyze=False, retain=True,
+        backlog=lambda _: 0, raw_wait=raw_wait)
+    assert time.monotonic() - started < POLL / 2
+    assert waits == [POLL]  # it waited once, on the event, and stopped after the last round
+    assert tally == StageTally()
+
+
+@pytest.mark.django_db
+def test_a_stage_whose_upstream_ended_does_not_wait_on_the_event() -> None:
+    waits: list[float] = []
+    tally = first_import_follow(
+        raw_done=lambda: True, alive=lambda: True, report=lambda _: None,
+        poll_seconds=POLL, lock_timeout=1.0, analyze=False, retain=True,
+        backlog=lambda _: 0, raw_wait=waits.append)
+    assert waits == []
+    assert tally == StageTally()
