@@ -19,12 +19,26 @@ _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 ELLIPSIS = "…"
 
 
+_DROPPED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
+
+
+def _kept(ch: str) -> str | None:
+    """What `clean` keeps of a character: a space for whitespace, nothing for the dropped
+    categories, else the character."""
+    if ch.isspace():
+        return " "
+    return None if unicodedata.category(ch) in _DROPPED else ch
+
+
+# The same rule for every ASCII character, as one str.translate table: most text is ASCII,
+# and a category looked up per character was most of the compiled truths' rendering.
+_ASCII = {code: _kept(chr(code)) for code in range(128)}
+
+
 def clean(text: str, *, limit: int) -> str:
     """One line: no control, format (bidi overrides, zero-width) or separator characters,
     whitespace collapsed, at most `limit` characters (cut ones end with an ellipsis)."""
-    kept = "".join(
-        " " if ch.isspace() else ch for ch in text
-        if ch.isspace() or unicodedata.category(ch) not in {"Cc", "Cf", "Cs", "Co", "Cn"})
+    kept = text.translate(_ASCII) if text.isascii() else "".join(filter(None, map(_kept, text)))
     line = _WHITESPACE.sub(" ", kept).strip()
     if len(line) > limit:
         line = line[: max(0, limit - 1)].rstrip() + ELLIPSIS
