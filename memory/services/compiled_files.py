@@ -4,8 +4,9 @@ Each document is written to a temporary file in its folder, then renamed over th
 (`os.replace`): a reader sees the old document or the new one, never half of either. No file
 is written outside the directory: the path comes from `memory.compiled.paths` (safe
 segments), folders are created one at a time, and a folder that is a symlink leading out
-of the directory refuses the write. Not fsynced: the database holds the versions, and
-`cortex rebuild compiled --all` writes every file again.
+of the directory refuses the write (each folder checked once for a batch of documents). Not
+fsynced: the database holds the versions, and `cortex rebuild compiled --all` writes every
+file again.
 """
 
 from __future__ import annotations
@@ -62,31 +63,49 @@ def compiled_file_path(*, namespace: str, slug: str, root: Path | None = None) -
 
 def compiled_file_write(document: Document, *, root: Path | None = None) -> Path:
     """Write one document atomically; returns its path. Raises Refused on an unsafe path."""
-    base = (root or compiled_root())
-    base.mkdir(parents=True, exist_ok=True)
-    real_root = base.resolve()
-    relative = compiled_relpath(namespace=document.namespace, slug=document.slug)
-    folder = _folder(real_root, relative.parts[:-1])
-    target = folder / relative.name
-    fd, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".md")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(document.markdown)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return target
+    return _Writer(root).write(document)
+
+
+class _Writer:
+    """Documents written under one root, each folder checked (and created) once."""
+
+    def __init__(self, root: Path | None) -> None:
+        base = root or compiled_root()
+        base.mkdir(parents=True, exist_ok=True)
+        self.root = base.resolve()
+        self.folders: dict[tuple[str, ...], Path] = {}
+
+    def write(self, document: Document) -> Path:
+        relative = compiled_relpath(namespace=document.namespace, slug=document.slug)
+        parts = relative.parts[:-1]
+        folder = self.folders.get(parts)
+        if folder is None:
+            folder = self.folders[parts] = _folder(self.root, parts)
+        target = folder / relative.name
+        fd, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".md")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(document.markdown)
+            os.chmod(temporary, 0o644)
+            os.replace(temporary, target)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+        return target
 
 
 def compiled_files_write(documents: list[Document], *, root: Path | None = None) -> int:
     """Write each document; one that cannot be written is logged and skipped (the database
     keeps its version). Returns how many were written."""
+    try:
+        writer = _Writer(root)
+    except OSError as exc:
+        logger.warning("compiled truths not written to disk: %s", exc)
+        return 0
     written = 0
     for document in documents:
         try:
-            compiled_file_write(document, root=root)
+            writer.write(document)
             written += 1
         except (OSError, Refused) as exc:
             logger.warning("compiled truth of %s:%s not written to disk: %s",

@@ -11,7 +11,7 @@ import pytest
 from memory.compiled.paths import compiled_relpath, path_segment
 from memory.errors import Refused
 from memory.models import Namespace
-from memory.services.compiled_files import Document, compiled_file_write
+from memory.services.compiled_files import Document, compiled_file_write, compiled_files_write
 from memory.services.compiled_truth import compiled_truth_rebuild
 from memory.services.entities import entity_create
 
@@ -84,3 +84,20 @@ def test_an_entity_with_a_hostile_slug_is_rebuilt_inside(synced: None, compiled_
     files = _files(compiled_dir.parent)
     assert len(files) == 4
     assert all(compiled_dir.resolve() in p.resolve().parents for p in files)
+
+
+def test_a_batch_is_written_when_its_folders_are_shared_and_refused_when_one_leads_out(
+        tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    root = tmp_path / "compiled"
+    (root / "world").mkdir(parents=True)
+    (root / "world" / "artifact").symlink_to(outside)
+    documents = [Document(namespace="world:project", slug=f"p{n}", markdown=str(n))
+                 for n in range(3)]
+    documents.append(Document(namespace="world:artifact", slug="a", markdown="a"))
+    assert compiled_files_write(documents, root=root) == 3
+    assert sorted(p.name for p in (root / "world" / "project").iterdir()) == [
+        "p0.md", "p1.md", "p2.md"]
+    assert (root / "world" / "project" / "p2.md").read_text() == "2"
+    assert not any(outside.iterdir())
