@@ -14,6 +14,7 @@ from memory.models import Entity, EntityAlias
 from memory.retain.text import normalize
 from memory.services.agents import agent_create
 from memory.services.entities import entity_create
+from memory.services.memories import memories_remember
 from memory.services.taxonomy import namespace_resolve, taxonomy_sync
 
 pytestmark = pytest.mark.django_db
@@ -74,3 +75,16 @@ def test_an_agents_recall_over_the_api_still_reinforces(graph: None) -> None:
     assert response.status_code == 200
     assert response.json()["reinforced"] >= 1
     assert Entity.objects.get(slug="anya-kowalski").retrieval_count == 1
+
+
+def test_nothing_recalled_when_nothing_waits_to_be_consolidated() -> None:
+    assert _recall("lisbon").strip() == "nothing recalled"
+
+
+def test_nothing_recalled_yet_says_what_consolidates_what_waits() -> None:
+    memories_remember(source="operator:test", memories=[{"text": "we met in Lisbon"}],
+                      batch=False, default_actor="test")  # an event no analyzer has read
+    output = _recall("lisbon", "--unit", "memory")
+    assert output.startswith("nothing recalled yet: some of what was recorded is not "
+                             "consolidated")
+    assert "`cortex up`" in output and "`cortex analyze` then `cortex retain`" in output

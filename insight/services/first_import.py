@@ -17,14 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from insight.services.analysis import analysis_batch_run, analysis_held_back, analyzed_sources
-from insight.services.retain_hooks import analysis_horizon
 from memory.config import DecayConfig, config_get
-from memory.selectors.observations import retain_waiting
-from memory.services.embeddings import (
-    embedding_passes_run,
-    embedding_waiting,
-    entity_embed_pending,
-)
+from memory.services.backlog import consolidation_waiting
+from memory.services.embeddings import embedding_passes_run, entity_embed_pending
 from memory.services.locks import RetainBusy, retain_lock
 from memory.services.retain import retain_queueing_paused, retain_run
 
@@ -201,4 +196,4 @@ def first_import_waiting() -> bool:
     indexed reads without a lock or a write: a run that read nothing new asks this before a
     round of the stages (each source's cursors locked and created, the retain lock, the
     order keys, the pending rows: ~45 statements)."""
-    return analysis_horizon() is not None or retain_waiting() or embedding_waiting()
+    return consolidation_waiting()
