@@ -1,5 +1,7 @@
 """`cortex recall` is the operator looking: it changes no strength unless --reinforce (then
-each hit once), and its numbers say what they are. An agent's recall still reinforces."""
+each hit once), and its numbers say what they are. An agent's recall still reinforces.
+Finding nothing while something recorded is not consolidated yet, `cortex recall` and
+`cortex context` say so, and what consolidates it."""
 
 from __future__ import annotations
 
@@ -88,3 +90,17 @@ def test_nothing_recalled_yet_says_what_consolidates_what_waits() -> None:
     assert output.startswith("nothing recalled yet: some of what was recorded is not "
                              "consolidated")
     assert "`cortex up`" in output and "`cortex analyze` then `cortex retain`" in output
+
+
+def _context(*args: str) -> str:
+    out = StringIO()
+    call_command("context", *args, stdout=out, stderr=StringIO())
+    return out.getvalue()
+
+
+def test_an_empty_context_says_so_and_whether_something_waits() -> None:
+    assert _context("lisbon").strip() == "(nothing to inject)"
+    memories_remember(source="operator:test", memories=[{"text": "we met in Lisbon"}],
+                      batch=False, default_actor="test")
+    assert _context("lisbon").startswith("(nothing to inject yet: some of what was recorded "
+                                         "is not consolidated")

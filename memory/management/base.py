@@ -43,6 +43,10 @@ DJANGO_OPTIONS = frozenset({"--version", "--verbosity", "--settings", "--pythonp
 
 
 EXAMPLES_HEADING = "examples:\n"
+# What `cortex recall` and `cortex context` add when they find nothing while something
+# recorded waits to be consolidated (memory/services/backlog.py).
+NOT_CONSOLIDATED = ("some of what was recorded is not consolidated (the workers of `cortex up` "
+                    "do it as it comes; without them, `cortex analyze` then `cortex retain`)")
 
 
 class CortexHelpFormatter(DjangoHelpFormatter):

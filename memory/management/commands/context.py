@@ -8,7 +8,8 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
-from memory.management.base import DomainCommand
+from memory.management.base import NOT_CONSOLIDATED, DomainCommand
+from memory.services.backlog import consolidation_waiting
 from memory.services.context import context_assemble
 
 
@@ -35,7 +36,12 @@ class Command(DomainCommand):
         if options["json"]:
             self.stdout.write(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
             return
-        self.stdout.write(result.context or "(nothing to inject)")
+        if result.context:
+            self.stdout.write(result.context)
+        elif consolidation_waiting():
+            self.stdout.write(f"(nothing to inject yet: {NOT_CONSOLIDATED})")
+        else:
+            self.stdout.write("(nothing to inject)")
         summary = f"{len(result.entities)} entities, {result.tokens_used} tokens"
         if result.dropped:
             summary += f", {len(result.dropped)} dropped for budget"

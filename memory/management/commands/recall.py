@@ -9,14 +9,10 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
-from memory.management.base import DomainCommand, instant
+from memory.management.base import NOT_CONSOLIDATED, DomainCommand, instant
 from memory.selectors.recall import RecallFilters
 from memory.services.backlog import consolidation_waiting
 from memory.services.recall import recall_run
-
-_NOT_YET = ("nothing recalled yet: some of what was recorded is not consolidated (the workers "
-            "of `cortex up` do it as it comes; without them, `cortex analyze` then "
-            "`cortex retain`)")
 
 
 class Command(DomainCommand):
@@ -56,7 +52,8 @@ class Command(DomainCommand):
                                          indent=2, ensure_ascii=False))
             return
         if not hits:
-            self.stdout.write(_NOT_YET if consolidation_waiting() else "nothing recalled")
+            self.stdout.write(f"nothing recalled yet: {NOT_CONSOLIDATED}"
+                              if consolidation_waiting() else "nothing recalled")
         for n, hit in enumerate(hits, start=1):
             strength = "pinned" if hit["pinned"] else f"strength {hit['strength'] or 0:.2f}"
             label = hit.get("key") or f"{hit['kind']} {hit.get('id')}"
