@@ -412,6 +412,29 @@ def _near_keep(*, threshold: float, version: int, read: list[str],
             _near_rows[0] -= max(1, len(_near.popitem(last=False)[1].rows))
 
 
+def trigram_grams_keep(*, query: str, threshold: float) -> int:
+    """Read and keep the alias matches of the query's grams this process does not keep yet
+    (one statement), so that the recalls of the query that follow read none of them: a
+    context's two recalls, within its project and beyond it, run at once and each read every
+    new gram (most of a new prompt's lexical statement) otherwise. The grams read."""
+    grams = query_grams(query)
+    with _near_lock:
+        fresh = [gram for gram in grams if (threshold, gram) not in _near]
+    if not fresh:
+        return 0
+    settings_hold(trigram_settings(threshold))
+    rows = _rows(
+        """SELECT (SELECT version FROM memory_aliasversion), g.g, a.entity_id, a.normalized,
+                  similarity(a.normalized, g.g)
+           FROM unnest(%s::text[]) AS g(g)
+           LEFT JOIN memory_entityalias a ON a.normalized %% g.g""", [fresh])
+    _near_keep(threshold=threshold, version=int(rows[0][0]), read=fresh,
+               rows=[(gram, entity_id, normalized, float(sim))
+                     for _version, gram, entity_id, normalized, sim in rows
+                     if entity_id is not None])
+    return len(fresh)
+
+
 def _trigram_ranked_sql(scope: Scope, limit: int, least: Statement,
                         gate: Statement = ("TRUE", [])) -> Statement:
     """trigram_names' ranking over the `near` CTE (each alias's entity, merged or not,

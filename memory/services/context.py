@@ -45,7 +45,7 @@ from memory.selectors.context import (
 )
 from memory.selectors.recall import RecallFilters
 from memory.services.entities import entity_reinforce
-from memory.services.recall import Hit, RecallResult, recall_run
+from memory.services.recall import Hit, RecallResult, recall_prepare, recall_run
 from memory.services.sql import commit_unwaited
 
 # The sections, in order: what the operator pinned; with a project, the operator's standing
@@ -124,8 +124,10 @@ def _candidates(*, query: str, project: str, section: ContextSection, now: datet
     matched: dict[int, list[int]] = {}
     recall = functools.partial(recall_run, query=query, limit=section.candidates,
                                reinforce=False, now=now, config=config)
-    beyond = (_BEYOND.submit(_recalled_beyond, recall)
-              if project and not connection.in_atomic_block else None)
+    together = bool(project) and not connection.in_atomic_block
+    if together:
+        recall_prepare(query=query, config=config)
+    beyond = _BEYOND.submit(_recalled_beyond, recall) if together else None
     results = [recall(filters=RecallFilters(project=project))] if project else []
     results.append(beyond.result() if beyond is not None else recall(filters=RecallFilters()))
     for result in results:

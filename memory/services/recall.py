@@ -140,6 +140,20 @@ def recall_run(
     return RecallResult(query=query, unit=unit, hits=hits, reinforced=reinforced, strategies=on)
 
 
+def recall_prepare(*, query: str, config: DecayConfig | None = None) -> None:
+    """Begin what the unit=entity recalls of `query` about to run at once share, so that
+    none does it again: the query's encoding (in its thread) and its trigram grams' alias
+    matches (read here, while it is encoded). A context's two recalls, within its project
+    and beyond it, each read every new gram otherwise: most of a new prompt's lexical
+    statement, twice, on two cores the encoder shares."""
+    config = config or config_get()
+    section = _section(config)
+    query = query.strip()
+    _query_vector_soon(query, section.strategies, config)
+    if "trigram" in section.strategies:
+        strategies.trigram_grams_keep(query=query, threshold=section.trigram_threshold)
+
+
 # ---- entities --------------------------------------------------------------------------
 
 # A query is often asked again soon (a context assembly recalls it with its project and
