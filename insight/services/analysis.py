@@ -12,13 +12,14 @@ pair."""
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 
 from insight.analyzers import ANALYZERS, Analyzer, ObservationDraft, speech_acts
 from insight.models import AnalyzerCursor
@@ -38,8 +39,6 @@ HORIZON_POLL_SECONDS = 0.1  # how often a drain held back by an open transaction
 
 # Analyzer -> how its units add to the observation their key names.
 TALLIES: dict[str, Add] = {speech_acts.ANALYZER.name: speech_acts.tally_add}
-# What a batch moves in each of its analyzers' cursors.
-CURSOR_FIELDS = ["position", "updated_at", "events_seen", "observations_created"]
 
 
 @dataclass
@@ -253,14 +252,25 @@ def analysis_batch_run(*, source: str, batch_size: int | None = None,
         events = batch + _context_events(batch)
         report.events = len(batch)
         report.created = _analyze(group, events, report)
-        now = clock.now()
-        for cursor in group:
-            cursor.position, cursor.updated_at = position, now
-            cursor.events_seen += len(batch)
-            cursor.observations_created += report.created[cursor.analyzer]
-        # One statement for the group (a save each was ~5% of the first import's analysis).
-        AnalyzerCursor.objects.bulk_update(group, CURSOR_FIELDS)
+        _cursors_advance(group, position=position, seen=len(batch), created=report.created)
     return report
+
+
+def _cursors_advance(group: list[AnalyzerCursor], *, position: Any, seen: int,
+                     created: Mapping[str, int]) -> None:
+    """The group's cursors moved past a batch, in one statement: a save each was ~5% of the
+    first import's analysis, and Django's bulk_update (a CASE per field and cursor, built in
+    Python) still cost 3.5 ms of CPU a batch."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""UPDATE {AnalyzerCursor._meta.db_table} AS c
+                SET position = %s::jsonb, updated_at = %s,
+                    events_seen = c.events_seen + %s,
+                    observations_created = c.observations_created + n.created
+                FROM unnest(%s::bigint[], %s::bigint[]) AS n(id, created)
+                WHERE c.id = n.id""",
+            [json.dumps(position), clock.now(), seen, [c.pk for c in group],
+             [created[c.analyzer] for c in group]])
 
 
 def analysis_cursors_reset(*, source: str | None = None,
