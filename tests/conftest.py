@@ -60,6 +60,29 @@ def _context_thread_disconnected(django_db_setup: None) -> Iterator[None]:
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _scanning_threads_disconnected(django_db_setup: None) -> Iterator[None]:
+    """A recall reads each vector strategy's nearest in a `recall-scan` thread, which keeps
+    its database connection: each closed before the test database is dropped (one task a
+    thread, held at a barrier until every thread has one)."""
+    yield
+    import threading
+
+    from django.db import connections
+
+    from memory.services.recall import _SCANNING
+
+    workers = _SCANNING._max_workers
+    gate = threading.Barrier(workers)
+
+    def closed() -> None:
+        gate.wait(timeout=10)
+        connections.close_all()
+
+    for done in [_SCANNING.submit(closed) for _ in range(workers)]:
+        done.result(timeout=10)
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _flush_past_the_append_only_log() -> Iterator[None]:
     """Transactional tests end with a TRUNCATE of every table; the event log's trigger refuses
     TRUNCATE, so the test flush (and only it) runs with that trigger ignored."""

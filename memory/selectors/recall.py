@@ -639,8 +639,9 @@ def vector_memories(*, vector: Sequence[float], scope: Scope, limit: int,
 
 @dataclass
 class VectorCandidates:
-    """What vector_candidates read: the nearest names and memories, the entities the
-    nearest memories mention, and the exact similarity of the candidates asked for."""
+    """What vector_nearest read (the nearest names and memories, the entities the nearest
+    memories mention) or vector_exact (the exact similarity of the candidates asked for, and
+    which of those entities have no name vector)."""
 
     names: list[Candidate] = field(default_factory=list)
     memories: list[Candidate] = field(default_factory=list)
@@ -652,49 +653,53 @@ class VectorCandidates:
     unembedded: set[int] = field(default_factory=set)
 
 
-def vector_candidates(*, vector: Sequence[float], scope: Scope, limit: int, ef_search: int,
-                      entity_ids: Collection[int], memory_ids: Collection[int]
-                      ) -> VectorCandidates:
-    """vector_names and vector_memories, the entities the nearest memories mention (those
-    not among `memory_ids`), and the query's cosine similarity to `entity_ids`' names and to
-    `memory_ids` (as memory/selectors/recall_memories.py does for memories), and which of
-    `entity_ids` have no name vector: one statement."""
-    literal = vector_literal(vector)
+def vector_nearest(*, literal: str, scope: Scope, limit: int, ef_search: int
+                   ) -> VectorCandidates:
+    """vector_names and vector_memories of the query's vector (`literal`), and the entities
+    the nearest memories mention: one statement."""
     names_sql, names_params = _vector_names_sql(literal, scope, limit)
     memories_sql, memories_params = _vector_memories_sql(literal, scope, limit)
     mentions_sql, mentions_params = _mentions_sql(
-        "mm.memory_id IN (SELECT id FROM nearest) AND NOT mm.memory_id = ANY(%s)",
-        [list(memory_ids)], scope)
+        "mm.memory_id IN (SELECT id FROM nearest)", [], scope)
     settings_hold(hnsw_settings(ef_search))
     rows = _rows(
         f"""WITH nearest(id, s) AS MATERIALIZED ({memories_sql})
             (SELECT 'names', x.r, x.s, NULL::bigint FROM ({names_sql}) AS x(r, s))
             UNION ALL (SELECT 'memories', nearest.id, nearest.s, NULL::bigint FROM nearest)
             UNION ALL (SELECT 'mentions', x.r, x.v::float8, x.s
-                       FROM ({mentions_sql}) AS x(r, s, v))
-            UNION ALL (SELECT 'entity', entity_id, 1 - (vector <=> %s::vector), NULL::bigint
-                       FROM memory_entityembedding WHERE entity_id = ANY(%s))
-            UNION ALL (SELECT 'memory', memory_id, 1 - (vector <=> %s::vector), NULL::bigint
-                       FROM memory_memoryembedding WHERE memory_id = ANY(%s))""",
-        [*memories_params, *names_params, *mentions_params, literal, list(entity_ids),
-         literal, list(memory_ids)])
+                       FROM ({mentions_sql}) AS x(r, s, v))""",
+        [*memories_params, *names_params, *mentions_params])
     found = VectorCandidates()
     mentions: list[tuple[float, int, int]] = []
     for part, ref, score, entity in rows:
-        if part == "names":
-            found.names.append(Candidate(ref=ref, score=float(score)))
-        elif part == "memories":
-            found.memories.append(Candidate(ref=ref, score=float(score)))
-        elif part == "mentions":
+        if part == "mentions":
             mentions.append((score, ref, entity))
-        elif part == "entity" and score is None:
+        else:
+            getattr(found, part).append(Candidate(ref=ref, score=float(score)))
+    for _mention, memory_id, entity_id in sorted(mentions):
+        found.mentioned.setdefault(memory_id, []).append(entity_id)
+    return found
+
+
+def vector_exact(*, literal: str, entity_ids: Collection[int], memory_ids: Collection[int]
+                 ) -> VectorCandidates:
+    """The query's cosine similarity to `entity_ids`' names and to `memory_ids` (as
+    memory/selectors/recall_memories.py does for memories), and which of `entity_ids` have
+    no name vector: one statement."""
+    rows = _rows(
+        """(SELECT 'entity', entity_id, 1 - (vector <=> %s::vector)
+            FROM memory_entityembedding WHERE entity_id = ANY(%s))
+           UNION ALL (SELECT 'memory', memory_id, 1 - (vector <=> %s::vector)
+            FROM memory_memoryembedding WHERE memory_id = ANY(%s))""",
+        [literal, list(entity_ids), literal, list(memory_ids)])
+    found = VectorCandidates()
+    for part, ref, score in rows:
+        if part == "entity" and score is None:
             found.unembedded.add(ref)
         elif part == "entity":
             found.entity_similarity[ref] = float(score)
         else:
             found.memory_similarity[ref] = float(score)
-    for _mention, memory_id, entity_id in sorted(mentions):
-        found.mentioned.setdefault(memory_id, []).append(entity_id)
     return found
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, cast, get_args
+from typing import Any, Literal, TypeVar, cast, get_args
 
 from django.db import DatabaseError, close_old_connections, connection, transaction
 
@@ -149,7 +149,7 @@ def recall_prepare(*, query: str, config: DecayConfig | None = None) -> None:
     config = config or config_get()
     section = _section(config)
     query = query.strip()
-    _query_vector_soon(query, section.strategies, config)
+    _query_literal_soon(query, section.strategies, config)
     if "trigram" in section.strategies:
         strategies.trigram_grams_keep(query=query, threshold=section.trigram_threshold)
 
@@ -233,21 +233,25 @@ def _encoded_soon(query: str, on: tuple[str, ...],
             for name, encode in _ENCODERS.items() if name in on}
 
 
-def _query_vector_soon(query: str, on: tuple[str, ...],
-                       config: DecayConfig) -> Future[Sequence[float]] | None:
-    return _encoding("vector-raw", _query_vector, query, config) if "vector" in on else None
+def _query_literal_soon(query: str, on: tuple[str, ...], config: DecayConfig
+                        ) -> Future[str] | None:
+    """The query's dense vector, as the literal PostgreSQL reads (unit=entity's only
+    encoder)."""
+    return _encoding("vector", _ENCODERS["vector"], query, config) if "vector" in on else None
 
 
-# unit=memory: each vector strategy's nearest memories are read as soon as the query's
-# encoding is ready, in a thread of their own, while the caller's full-text statements run
-# and beside the other vector strategy's: on that thread's own database connection, so only
-# outside a transaction (whose rows another connection cannot see). (unit=entity's vector
-# statement waits for its long lexical one: beside it, it only slowed it down.)
+# Each vector strategy's nearest (unit=memory: memories; unit=entity: names and memories)
+# are read as soon as the query's encoding is ready, in a thread of their own, while the
+# caller's lexical statements run and beside the other vector strategy's: on that thread's
+# own database connection, so only outside a transaction (whose rows another connection
+# cannot see). The exact scores of what the lexical statements found come after them.
 _SCANNING = ThreadPoolExecutor(max_workers=len(_ENCODERS), thread_name_prefix="recall-scan")
 
+Scanned = TypeVar("Scanned")
 
-def _nearest_soon(encoding: Future[str], scan: Callable[..., list[int]]
-                  ) -> Callable[[], list[int]]:
+
+def _nearest_soon(encoding: Future[str], scan: Callable[..., Scanned]
+                  ) -> Callable[[], Scanned]:
     """What `scan(literal=...)` of the encoding returns, when asked: begun in a scanning
     thread as soon as the encoding is ready, or run in the caller's thread when asked if the
     caller is in a transaction."""
@@ -256,7 +260,7 @@ def _nearest_soon(encoding: Future[str], scan: Callable[..., list[int]]
     return _SCANNING.submit(_scanned, encoding, scan).result
 
 
-def _scanned(encoding: Future[str], scan: Callable[..., list[int]]) -> list[int]:
+def _scanned(encoding: Future[str], scan: Callable[..., Scanned]) -> Scanned:
     close_old_connections()  # as a request does first: a connection gone stale is replaced
     return scan(literal=encoding.result())
 
@@ -318,20 +322,17 @@ def _fulltext_entities(*, found: TextCandidates, section: RecallSection
     return ranked[:n], mentioned
 
 
-def _vector_entities(*, vector: Sequence[float], scope: Scope, section: RecallSection,
+def _vector_entities(*, nearest: strategies.VectorCandidates, literal: str,
                      found_entities: Collection[int], found_memories: Mapping[int, list[int]]
                      ) -> tuple[list[Candidate], list[tuple[int, list[int]]], set[int]]:
     """The nearest names and memories, widened to the entities and memories the other
-    strategies found (each scored exactly: the union is ranked, not one strategy's pool);
-    and those of the entities found whose name has no vector."""
-    # one statement: the nearest of each kind, what the nearest memories mention, and the
-    # exact similarities of the union's candidates
-    read = strategies.vector_candidates(
-        vector=vector, scope=scope, limit=section.candidates, ef_search=section.vector_ef_search,
-        entity_ids=found_entities, memory_ids=list(found_memories))
-    names = _widened(read.names, read.entity_similarity)
-    mentioned = {**found_memories, **read.mentioned}
-    memories = _widened(read.memories, read.memory_similarity)
+    strategies found (each scored exactly, in one statement: the union is ranked, not one
+    strategy's pool); and those of the entities found whose name has no vector."""
+    exact = strategies.vector_exact(literal=literal, entity_ids=found_entities,
+                                    memory_ids=list(found_memories))
+    names = _widened(nearest.names, exact.entity_similarity)
+    mentioned = {**found_memories, **nearest.mentioned}
+    memories = _widened(nearest.memories, exact.memory_similarity)
     best: dict[Ref, Candidate] = {c.ref: c for c in names}
     for c in memories:
         for entity in mentioned.get(_id(c.ref), []):
@@ -339,7 +340,7 @@ def _vector_entities(*, vector: Sequence[float], scope: Scope, section: RecallSe
                 best[entity] = Candidate(entity, c.score, f"memory {c.ref}")
     return (sorted(best.values(), key=lambda c: (-c.score, str(c.ref))),
             [(_id(c.ref), mentioned.get(_id(c.ref), [])) for c in memories],
-            read.unembedded - set(best))
+            exact.unembedded - set(best))
 
 
 def _widened(nearest: list[Candidate], exact: Mapping[int, float],
@@ -392,7 +393,9 @@ def _entity_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
                  include_faded: bool, use_strength: bool, section: RecallSection,
                  config: DecayConfig) -> list[Hit]:
     n = section.candidates
-    vector = _query_vector_soon(query, on, config)
+    literal = _query_literal_soon(query, on, config)
+    nearest = None if literal is None else _nearest_soon(literal, functools.partial(
+        strategies.vector_nearest, scope=scope, limit=n, ef_search=section.vector_ef_search))
     lists: dict[str, list[Candidate]] = {}
     mentioned: dict[int, list[int]] = {}
     said: list[tuple[int, list[int]]] = []  # (memory, the entities it mentions), best first
@@ -408,12 +411,12 @@ def _entity_hits(*, query: str, scope: Scope, limit: int, on: tuple[str, ...],
             said = [(_id(c.ref), mentioned.get(_id(c.ref), [])) for c in lexical.memories]
         if "trigram" in on:
             lists["trigram"] = lexical.trigram
-    if vector is not None:
+    if literal is not None and nearest is not None:
         found = {_id(c.ref) for candidates in lists.values() for c in candidates}
-        lists["vector"], nearest, unembedded = _vector_entities(
-            vector=vector.result(), scope=scope, section=section, found_entities=found,
+        lists["vector"], near_said, unembedded = _vector_entities(
+            nearest=nearest(), literal=literal.result(), found_entities=found,
             found_memories=mentioned)
-        said += nearest
+        said += near_said
     fused = _entities_fused(lists, unembedded, section=section)
     if "graph" in on and fused and section.graph_hops:
         seeds = dict(sorted(fused.items(), key=lambda kv: -kv[1].relevance)[:section.graph_seeds])

@@ -22,6 +22,14 @@ from memory.services.taxonomy import namespace_resolve, taxonomy_sync
 
 pytestmark = pytest.mark.django_db
 
+
+@pytest.fixture(autouse=True)
+def _nothing_kept() -> None:
+    """This process keeps grams across tests (as a web worker does across requests)."""
+    with strategies._near_lock:
+        strategies._near.clear()
+        strategies._near_rows[0] = 0
+
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 QUERY = "what did Kowalzki say about the Brightwater rollout"
 NAMES = ("Kowalski", "Kowalsky", "Brightwater", "Brightwell")
