@@ -6,6 +6,7 @@ session goes on."""
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import PurePath
 from typing import Any
@@ -47,10 +48,20 @@ def context_request(event: str, hook_input: dict[str, Any], *,
     return None
 
 
+# Claude Code's IDE integration opens a prompt with what the editor shows, in the same words
+# every time ("<ide_opened_file>The user opened the file /src/auth.py in the IDE. This may or
+# may not be related to the current task.</ide_opened_file>"): the path and the selected
+# text are the operator's context; the tags and sentences around them mean nothing to a
+# recall and were most of such a prompt's trigram grams (each a scan of the alias index).
+_IDE_WORDS = re.compile(
+    r"</?ide_[a-z_]+>|The user opened the file |The user selected the lines \d+ to \d+ from "
+    r"| in the IDE\.|This may or may not be related to the current task\.")
+
+
 def prompt_query(prompt: str, limit: int = PROMPT_QUERY_CHARS) -> str:
-    """The prompt's first `limit` characters, cut after its last whole word when there is one
-    in the second half."""
-    text = prompt.strip()
+    """The prompt's first `limit` characters, without the IDE's own words, cut after its last
+    whole word when there is one in the second half."""
+    text = _IDE_WORDS.sub(" ", prompt).strip()
     if len(text) <= limit:
         return text
     head = text[:limit]

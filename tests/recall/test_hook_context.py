@@ -122,3 +122,27 @@ def test_a_long_prompt_asks_with_its_head() -> None:
     assert PROMPT_QUERY_CHARS // 2 < len(query) <= PROMPT_QUERY_CHARS
     assert long.startswith(query) and query.endswith(("connections", "of", "the", "pool",
                                                       "why", "does", "run", "out"))
+
+
+def test_a_prompt_from_the_ide_asks_without_the_ide_s_own_words() -> None:
+    """Claude Code's IDE integration opens a prompt with what the editor shows, in the same
+    sentences every time: the query keeps the path, the selected text and the operator's
+    words, not the tags and sentences around them."""
+    from insight.hooks.context import context_request
+
+    opened = ("<ide_opened_file>The user opened the file /home/op/code/shop-api/app/pool.py in "
+              "the IDE. This may or may not be related to the current task.</ide_opened_file>"
+              "why does the pool run out of connections?")
+    selected = ("<ide_selection>The user selected the lines 12 to 14 from /home/op/code/"
+                "shop-api/app/pool.py:\nmax_size = 10\n\nThis may or may not be related to the "
+                "current task.</ide_selection>raise it to 20")
+    for prompt, kept in ((opened, ["/home/op/code/shop-api/app/pool.py",
+                                   "why does the pool run out of connections?"]),
+                         (selected, ["/home/op/code/shop-api/app/pool.py:", "max_size = 10",
+                                     "raise it to 20"])):
+        asked = context_request("UserPromptSubmit", {"prompt": prompt, "cwd": "/x/shop-api"})
+        assert asked is not None
+        words = asked["query"].split()
+        assert " ".join(words) == " ".join(" ".join(kept).split())
+        assert not {"ide", "user", "opened", "selected", "task", "related"} & {
+            w.strip(".<>/:_").lower() for w in words}
