@@ -48,38 +48,28 @@ def _compiled_truths_in_a_temporary_directory(
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _context_thread_disconnected(django_db_setup: None) -> Iterator[None]:
-    """Context assembly recalls beyond a project in a thread of its own, which keeps its
-    database connection: closed before the test database is dropped."""
-    yield
-    from django.db import connections
-
-    from memory.services.context import _BEYOND
-
-    _BEYOND.submit(connections.close_all).result()
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _scanning_threads_disconnected(django_db_setup: None) -> Iterator[None]:
-    """A recall reads each vector strategy's nearest in a `recall-scan` thread, which keeps
-    its database connection: each closed before the test database is dropped (one task a
-    thread, held at a barrier until every thread has one)."""
+def _recall_threads_disconnected(django_db_setup: None) -> Iterator[None]:
+    """Recall reads each vector strategy's nearest in a `recall-scan` thread, and context
+    assembly recalls beyond a project in a thread of its own; each keeps its database
+    connection: closed before the test database is dropped (one task a thread, held at a
+    barrier until every thread of the pool has one)."""
     yield
     import threading
 
     from django.db import connections
 
+    from memory.services.context import _BEYOND
     from memory.services.recall import _SCANNING
 
-    workers = _SCANNING._max_workers
-    gate = threading.Barrier(workers)
+    for pool in (_BEYOND, _SCANNING):
+        gate = threading.Barrier(pool._max_workers)
 
-    def closed() -> None:
-        gate.wait(timeout=10)
-        connections.close_all()
+        def closed(gate: threading.Barrier = gate) -> None:
+            gate.wait(timeout=10)
+            connections.close_all()
 
-    for done in [_SCANNING.submit(closed) for _ in range(workers)]:
-        done.result(timeout=10)
+        for done in [pool.submit(closed) for _ in range(pool._max_workers)]:
+            done.result(timeout=10)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -414,25 +414,29 @@ def _near_keep(*, threshold: float, version: int, read: list[str],
 
 def trigram_grams_keep(*, query: str, threshold: float) -> int:
     """Read and keep the alias matches of the query's grams this process does not keep yet
-    (one statement), so that the recalls of the query that follow read none of them: a
-    context's two recalls, within its project and beyond it, run at once and each read every
-    new gram (most of a new prompt's lexical statement) otherwise. The grams read."""
+    (and then every gram, when the aliases changed since the others were kept), through the
+    lexical statement's own `near` CTE, so that the recalls of the query that follow read
+    none of them: a context's two recalls, within its project and beyond it, run at once and
+    each read every new gram (most of a new prompt's lexical statement) otherwise. The grams
+    read."""
     grams = query_grams(query)
-    with _near_lock:
-        fresh = [gram for gram in grams if (threshold, gram) not in _near]
-    if not fresh:
+    if not grams:
         return 0
     settings_hold(trigram_settings(threshold))
+    (near, params), kept_version, fresh, _rows_kept = _near_sql(grams, threshold)
+    if not fresh:
+        return 0
     rows = _rows(
-        """SELECT (SELECT version FROM memory_aliasversion), g.g, a.entity_id, a.normalized,
-                  similarity(a.normalized, g.g)
-           FROM unnest(%s::text[]) AS g(g)
-           LEFT JOIN memory_entityalias a ON a.normalized %% g.g""", [fresh])
-    _near_keep(threshold=threshold, version=int(rows[0][0]), read=fresh,
+        f"""WITH {near}
+            SELECT t.g, t.entity_id, t.normalized, t.sim FROM near t WHERE t.g IS NOT NULL
+            UNION ALL SELECT NULL, (SELECT version FROM memory_aliasversion), NULL, NULL""",
+        params)
+    version = next(int(entity_id) for gram, entity_id, _n, _s in rows if gram is None)
+    read = fresh if version == kept_version else grams
+    _near_keep(threshold=threshold, version=version, read=read,
                rows=[(gram, entity_id, normalized, float(sim))
-                     for _version, gram, entity_id, normalized, sim in rows
-                     if entity_id is not None])
-    return len(fresh)
+                     for gram, entity_id, normalized, sim in rows if gram is not None])
+    return len(read)
 
 
 def _trigram_ranked_sql(scope: Scope, limit: int, least: Statement,

@@ -82,3 +82,17 @@ def test_an_alias_written_after_the_grams_were_kept_is_found() -> None:
     found = _lexical()
     assert found == _alone()
     assert "name: brightwater" in {c.via for c in found}
+
+
+def test_with_a_new_gram_after_the_aliases_changed_every_gram_is_read_again() -> None:
+    taxonomy_sync()
+    _alias("Kowalski", "p0")
+    assert strategies.trigram_grams_keep(query=QUERY, threshold=_threshold()) > 0
+    _alias("Brightwater", "p1")  # a new alias version
+    longer = f"{QUERY} in Zanzibar"
+    assert strategies.trigram_grams_keep(query=longer, threshold=_threshold()) == len(
+        query_grams(longer))
+    assert strategies.trigram_grams_keep(query=longer, threshold=_threshold()) == 0
+    found = _lexical()
+    assert found == _alone()
+    assert "name: brightwater" in {c.via for c in found}

@@ -8,12 +8,11 @@ what it finds with every statement in turn.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from django.db import connection, transaction
+from django.db import transaction
 
 from memory.selectors import recall as strategies
 from memory.selectors import recall_memories as by_memory
@@ -34,23 +33,8 @@ QUERY = "Where did Ben travel to see the aurora?"
 
 
 @pytest.fixture
-def notes() -> Iterator[None]:
+def notes() -> None:
     notes_remember(NOTES, at=NOW)
-    yield
-    _scanning_threads_closed()
-
-
-def _scanning_threads_closed() -> None:
-    """Each scanning thread's connection closed (the test database is dropped after)."""
-    workers = service._SCANNING._max_workers
-    gate = threading.Barrier(workers)
-
-    def closed() -> None:
-        gate.wait(timeout=10)  # one task a thread
-        connection.close()
-
-    for done in [service._SCANNING.submit(closed) for _ in range(workers)]:
-        done.result(timeout=10)
 
 
 def _hits(unit: Unit = "memory") -> list[tuple[str, float]]:
